@@ -1,0 +1,8 @@
+// Package clock is the monotonic nanosecond clock that stash keys timers by,
+// and a manual clock for tests.
+//
+// Readings are int64 nanoseconds on the runtime's monotonic clock, which on
+// Linux is CLOCK_MONOTONIC, the same clock a timerfd armed with
+// TFD_TIMER_ABSTIME measures. A reading means nothing on its own; only
+// differences and comparisons between readings of one Clock do.
+package clock
