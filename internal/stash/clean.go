@@ -1,0 +1,123 @@
+package stash
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// A detached subtree: Clean took it out of the tree and keeps it until it
+// knows no producer left a value in it.
+type detached struct {
+	c     unsafe.Pointer
+	depth int // depth of c: a leaf when depth is the number of levels
+	end   uint64
+}
+
+// Clean reclaims every subtree that lies wholly below FirstValid, and the
+// consumed front of the leaf FirstValid is in. It returns the number of
+// subtrees detached. Only the consumer may call Clean.
+//
+// Clean needs no time margin: everything below FirstValid has been walked,
+// and a producer that raced into a detached subtree either takes its value
+// back and adds it again, or leaves it for the salvage at the end of Clean,
+// which re-adds whatever it finds once FirstValid has moved back under the
+// subtree.
+func (s *Store[T]) Clean() int {
+	s.acquire()
+	defer s.release()
+	fv := s.fv.Load()
+	var dropped []detached
+	s.clean(s.root, 0, fv, &dropped)
+	if len(dropped) == 0 {
+		return 0
+	}
+	fv = s.fv.Load()
+	for _, d := range dropped {
+		if d.end > fv {
+			s.salvage(d.c, d.depth)
+		}
+	}
+	return len(dropped)
+}
+
+func (s *Store[T]) clean(n *node, d int, fv uint64, dropped *[]detached) {
+	lv := s.levels[d]
+	leaves := d+1 == len(s.levels)
+	for i := n.next(0, lv.Mod); i < lv.Mod; i = n.next(i+1, lv.Mod) {
+		slot := n.kids.at(int(i), lv.Chunk, false, nil)
+		if slot == nil {
+			continue
+		}
+		c := atomic.LoadPointer(slot)
+		if c == nil {
+			continue
+		}
+		base := baseOf(c, leaves)
+		switch {
+		case base+lv.Div <= fv:
+			n.unmark(i) // before the slot empties: a new child sets it again
+			if atomic.CompareAndSwapPointer(slot, c, nil) {
+				*dropped = append(*dropped, detached{c, d + 1, base + lv.Div})
+				if s.trace != nil {
+					s.emit(OpClean, base, d)
+				}
+			}
+		case base <= fv:
+			if leaves {
+				l := (*leaf)(c)
+				l.first.Store(l.walkSeg)
+			} else {
+				s.clean((*node)(c), d+1, fv, dropped)
+			}
+		}
+	}
+}
+
+// salvage re-adds every value left in a detached subtree.
+func (s *Store[T]) salvage(c unsafe.Pointer, d int) {
+	if d < len(s.levels) {
+		n := (*node)(c)
+		lv := s.levels[d]
+		for i := uint64(0); i < lv.Mod; i++ {
+			if k := n.child(i, lv); k != nil {
+				s.salvage(k, d+1)
+			}
+		}
+		return
+	}
+	l := (*leaf)(c)
+	end := l.end.Load()
+	seg := l.first.Load()
+	for i := seg.start; i < end; i++ {
+		slot, sg := l.slotAt(seg, i, s.leafChunk)
+		if slot == nil {
+			return // reserved, never allocated: its producer re-adds it
+		}
+		seg = sg
+		p := atomic.LoadPointer(slot)
+		if p == nil || p == sentinel {
+			continue
+		}
+		if atomic.CompareAndSwapPointer(slot, p, nil) {
+			if s.trace != nil {
+				s.emit(OpSalvage, l.base, d)
+			}
+			s.add(l.base, p)
+		}
+	}
+}
+
+// drain moves the overflow area into the tree when the walk up to end can
+// reach a key in it. What still does not fit goes back.
+func (s *Store[T]) drain(end uint64) {
+	m := s.ov.min.Load()
+	if m >= end && m >= s.horizon(s.fv.Load()) {
+		return
+	}
+	if s.trace != nil {
+		s.emit(OpDrain, m, -1)
+	}
+	for it := s.ov.takeAll(); it != nil; it = it.next {
+		s.add(it.key, it.p)
+	}
+}

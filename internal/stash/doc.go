@@ -1,0 +1,55 @@
+// Package stash is a lock-free hierarchical slot store: the data structure
+// underneath stash's timer wheel.
+//
+// Many producers Add values keyed by an unsigned integer (a deadline in
+// nanoseconds, for the wheel) without ever taking a lock or waiting on each
+// other. Exactly one consumer walks the key window in order (Walk), looks
+// ahead without consuming (Peep) and reclaims what the walk has passed
+// (Clean).
+//
+// # Geometry
+//
+// A Store is a radix tree of levels, coarsest first. Level i maps a key k to
+// slot (k / Div_i) % Mod_i, and each level's span Div_i*Mod_i is the Div of
+// the level above, so the levels nest exactly. The finest level's Div is the
+// width of a bucket; a bucket is an append-only leaf. DefaultLevels, the
+// geometry the timer wheel uses for nanosecond keys, is:
+//
+//	level  Div      slot width   Mod  level span
+//	0      2^50 ns  13.0 days    64   2.28 years (the wheel's span)
+//	1      2^44 ns  4.9 hours    64   13.0 days
+//	2      2^38 ns  4.6 minutes  64   4.9 hours
+//	3      2^32 ns  4.3 s        64   4.6 minutes
+//	4      2^26 ns  67 ms        64   4.3 s
+//	5      2^20 ns  1.05 ms      64   67 ms (buckets of 1.05 ms)
+//
+// Only touched slots exist: a level's slot array is allocated Chunk slots at
+// a time and a leaf grows chunk by chunk, all published with CAS, so memory
+// is proportional to what is live, not to span / bucket width.
+//
+// # Invariants
+//
+//   - One consumer. Walk, Peep and Clean run on one goroutine at a time; a
+//     second concurrent consumer panics.
+//   - Producers never block. Add reserves a leaf slot with an atomic
+//     increment and fills it; the only other shared writes are CASes on the
+//     valid-key bounds and on slots that are still empty.
+//   - The sentinel frontier. A reserved slot reads as a sentinel until its
+//     value is stored. The walk never steps past a sentinel, and caps
+//     FirstValid at that bucket (the pending floor), so reclamation never
+//     crosses a leaf that a producer is still filling.
+//   - Late inserts. A key below FirstValid lowers FirstValid to itself
+//     before its value is published, and again after if a walk raced past
+//     it, so the next walk finds it.
+//   - Clean below FirstValid, with no time margin. Everything strictly below
+//     FirstValid has been walked. A producer that raced into a subtree while
+//     Clean detached it finds the subtree detached after publishing and
+//     takes its value back (a CAS on its own slot) to add it again; Clean
+//     salvages what such a producer left when FirstValid moved back under
+//     the subtree. No value is lost and none is returned twice.
+//   - Never early, never aliased. Every node records the first key it
+//     covers. A key at or beyond FirstValid + span (less HorizonMargin), or
+//     one whose path is still held by a subtree of another revolution, waits
+//     in the overflow area and enters the tree when a walk reaches it; the
+//     walk skips nodes of other revolutions.
+package stash

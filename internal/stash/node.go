@@ -1,0 +1,63 @@
+package stash
+
+import (
+	"math/bits"
+	"sync/atomic"
+	"unsafe"
+)
+
+// A node is one level's slot array for the keys [base, base+span of the
+// level). Its children are nodes of the next level or, at the last level,
+// leaves. mask has bit i set while slot i may hold a child: producers set it
+// after publishing a child, Clean clears it before detaching one, so a clear
+// bit always means an empty slot and the walk skips it.
+type node struct {
+	base uint64
+	mask []atomic.Uint64
+	kids slots
+}
+
+func newNode(base uint64, l Level) *node {
+	return &node{
+		base: base,
+		mask: make([]atomic.Uint64, (l.Mod+63)/64),
+		kids: makeSlots(int(l.Mod), l.Chunk),
+	}
+}
+
+func (n *node) mark(i uint64)   { n.mask[i/64].Or(1 << (i % 64)) }
+func (n *node) unmark(i uint64) { n.mask[i/64].And(^(1 << (i % 64))) }
+
+// next returns the first slot at or after i whose bit is set, or mod.
+func (n *node) next(i, mod uint64) uint64 {
+	for i < mod {
+		w := n.mask[i/64].Load() >> (i % 64)
+		if w != 0 {
+			i += uint64(bits.TrailingZeros64(w))
+			if i >= mod {
+				return mod
+			}
+			return i
+		}
+		i = (i/64 + 1) * 64
+	}
+	return mod
+}
+
+// child returns slot i's child, or nil.
+func (n *node) child(i uint64, l Level) unsafe.Pointer {
+	p := n.kids.at(int(i), l.Chunk, false, nil)
+	if p == nil {
+		return nil
+	}
+	return atomic.LoadPointer(p)
+}
+
+// baseOf returns the first key of a child at the given depth (a leaf if
+// depth is the number of levels).
+func baseOf(c unsafe.Pointer, leafDepth bool) uint64 {
+	if leafDepth {
+		return (*leaf)(c).base
+	}
+	return (*node)(c).base
+}

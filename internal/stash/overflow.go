@@ -1,0 +1,55 @@
+package stash
+
+import (
+	"math"
+	"sync/atomic"
+	"unsafe"
+)
+
+// overflow holds values whose keys the tree cannot take yet: beyond the
+// span, within HorizonMargin of it, or on a path still held by a subtree of
+// another revolution. It is a lock-free stack; min is a lower bound of the
+// keys in it (math.MaxUint64 when empty), so the consumer drains it only
+// when the walk can reach something in it.
+type overflow struct {
+	head atomic.Pointer[ovItem]
+	min  atomic.Uint64
+	n    atomic.Int64
+}
+
+type ovItem struct {
+	key  uint64
+	p    unsafe.Pointer
+	next *ovItem
+}
+
+func (o *overflow) init() { o.min.Store(math.MaxUint64) }
+
+func (o *overflow) push(key uint64, p unsafe.Pointer) {
+	it := &ovItem{key: key, p: p}
+	for {
+		it.next = o.head.Load()
+		if o.head.CompareAndSwap(it.next, it) {
+			break
+		}
+	}
+	o.n.Add(1)
+	for {
+		m := o.min.Load()
+		if key >= m || o.min.CompareAndSwap(m, key) {
+			return
+		}
+	}
+}
+
+// takeAll empties the stack and returns what it held. The bound is reset
+// first, so a concurrent push either lands in the list taken here or lowers
+// the bound again afterwards.
+func (o *overflow) takeAll() *ovItem {
+	o.min.Store(math.MaxUint64)
+	l := o.head.Swap(nil)
+	for it := l; it != nil; it = it.next {
+		o.n.Add(-1)
+	}
+	return l
+}

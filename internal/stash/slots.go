@@ -1,0 +1,50 @@
+package stash
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// slots is the store's primitive: a lazily grown array of atomic pointers.
+// Its chunks of chunk slots each are allocated on first use and published
+// with CAS, so concurrent producers never wait on each other. A new chunk is
+// filled with fill (nil for levels, the sentinel for leaves) before it is
+// published.
+//
+// A chunk is a Go slice whose first element's address is kept; slot i of a
+// chunk is at that address plus i pointers. The address keeps the whole
+// chunk alive for the collector.
+type slots struct {
+	chunks []unsafe.Pointer // *[chunk]unsafe.Pointer, read and written atomically
+}
+
+func makeSlots(n, chunk int) slots {
+	return slots{chunks: make([]unsafe.Pointer, (n+chunk-1)/chunk)}
+}
+
+// at returns the address of slot i. With spawn it allocates the chunk if
+// needed; without, it returns nil when the chunk does not exist yet.
+func (s *slots) at(i, chunk int, spawn bool, fill unsafe.Pointer) *unsafe.Pointer {
+	c := &s.chunks[i/chunk]
+	p := atomic.LoadPointer(c)
+	if p == nil {
+		if !spawn {
+			return nil
+		}
+		p = newChunk(chunk, fill)
+		if !atomic.CompareAndSwapPointer(c, nil, p) {
+			p = atomic.LoadPointer(c)
+		}
+	}
+	return (*unsafe.Pointer)(unsafe.Add(p, uintptr(i%chunk)*unsafe.Sizeof(p)))
+}
+
+func newChunk(n int, fill unsafe.Pointer) unsafe.Pointer {
+	c := make([]unsafe.Pointer, n)
+	if fill != nil {
+		for i := range c {
+			c[i] = fill
+		}
+	}
+	return unsafe.Pointer(&c[0])
+}

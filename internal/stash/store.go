@@ -1,0 +1,225 @@
+package stash
+
+import (
+	"math"
+	"sync/atomic"
+	"unsafe"
+)
+
+// maxLevels bounds the depth of a Store so a producer's path fits on its
+// stack.
+const maxLevels = 16
+
+// A Store holds *T values keyed by uint64. Any number of goroutines may Add
+// concurrently; Walk, Peep and Clean belong to a single consumer.
+type Store[T any] struct {
+	levels    []Level
+	leafChunk int
+	span      uint64 // keys the tree holds at once: Levels[0].Div * Levels[0].Mod
+	bucket    uint64 // width of a leaf
+	margin    uint64
+	trace     func(Event)
+
+	root *node
+	fv   atomic.Uint64 // first valid key: everything below has been walked
+	lv   atomic.Uint64 // last valid key: nothing above it is in the tree
+	ov   overflow
+	busy atomic.Bool // a consumer operation is running
+}
+
+// New returns an empty Store whose FirstValid is start.
+func New[T any](cfg Config, start uint64) (*Store[T], error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if len(cfg.Levels) > maxLevels {
+		return nil, errTooDeep
+	}
+	s := &Store[T]{
+		levels:    append([]Level(nil), cfg.Levels...),
+		leafChunk: cfg.LeafChunk,
+		span:      cfg.Levels[0].Div * cfg.Levels[0].Mod,
+		bucket:    cfg.Levels[len(cfg.Levels)-1].Div,
+		margin:    cfg.HorizonMargin,
+		trace:     cfg.Trace,
+		root:      newNode(0, cfg.Levels[0]),
+	}
+	if s.leafChunk == 0 {
+		s.leafChunk = 8
+	}
+	s.fv.Store(start)
+	s.lv.Store(start)
+	s.ov.init()
+	return s, nil
+}
+
+// Span is the number of keys the tree holds at once; keys at or beyond
+// FirstValid+Span-HorizonMargin wait in the overflow area.
+func (s *Store[T]) Span() uint64 { return s.span }
+
+// Bucket is the width of a leaf: keys within one bucket are kept in
+// insertion order.
+func (s *Store[T]) Bucket() uint64 { return s.bucket }
+
+// FirstValid is the walk's low-water mark: every value with a key below it
+// has been walked.
+func (s *Store[T]) FirstValid() uint64 { return s.fv.Load() }
+
+// LastValid is an upper bound of the keys in the tree.
+func (s *Store[T]) LastValid() uint64 { return s.lv.Load() }
+
+// Overflow reports how many values wait in the overflow area.
+func (s *Store[T]) Overflow() int { return int(s.ov.n.Load()) }
+
+// OverflowMin is a lower bound of the keys waiting in the overflow area; ok
+// is false when it is empty.
+func (s *Store[T]) OverflowMin() (key uint64, ok bool) {
+	m := s.ov.min.Load()
+	return m, m != math.MaxUint64
+}
+
+// Add stores v at key. It never blocks and may run concurrently with any
+// other method. Values at one key are walked in the order they were added.
+// Add panics if v is nil.
+func (s *Store[T]) Add(key uint64, v *T) {
+	if v == nil {
+		panic("stash: Add of a nil value")
+	}
+	s.add(key, unsafe.Pointer(v))
+}
+
+type step struct {
+	slot  *unsafe.Pointer
+	child unsafe.Pointer
+}
+
+func (s *Store[T]) add(key uint64, p unsafe.Pointer) {
+	for {
+		fv := s.lower(key)
+		if key >= s.horizon(fv) {
+			s.ov.push(key, p)
+			if s.trace != nil {
+				s.emit(OpOverflow, key, -1)
+			}
+			return
+		}
+		s.widen(key)
+		var path [maxLevels]step
+		l := s.descend(key, &path)
+		if l == nil { // the path belongs to another revolution
+			s.ov.push(key, p)
+			if s.trace != nil {
+				s.emit(OpOverflow, key, -1)
+			}
+			return
+		}
+		slot := l.reserve(s.leafChunk)
+		atomic.StorePointer(slot, p)
+		// A walk may have passed key between the first lower and the store.
+		s.lower(key)
+		if s.attached(&path) {
+			if s.trace != nil {
+				s.emit(OpAdd, l.base, len(s.levels))
+			}
+			return
+		}
+		// Clean detached the subtree under us. Take the value back unless
+		// the walk or Clean's salvage already has it.
+		if !atomic.CompareAndSwapPointer(slot, p, nil) {
+			return
+		}
+		if s.trace != nil {
+			s.emit(OpRetry, key, -1)
+		}
+	}
+}
+
+// horizon is the first key the tree cannot take while FirstValid is fv.
+func (s *Store[T]) horizon(fv uint64) uint64 {
+	base := fv - fv%s.levels[0].Div
+	if base > math.MaxUint64-s.span {
+		return math.MaxUint64
+	}
+	return base + s.span - s.margin
+}
+
+// lower makes FirstValid at most key and returns it.
+func (s *Store[T]) lower(key uint64) uint64 {
+	for {
+		fv := s.fv.Load()
+		if key >= fv {
+			return fv
+		}
+		if s.fv.CompareAndSwap(fv, key) {
+			if s.trace != nil {
+				s.emit(OpLate, key, -1)
+			}
+			return key
+		}
+	}
+}
+
+// widen makes LastValid at least key.
+func (s *Store[T]) widen(key uint64) {
+	for {
+		lv := s.lv.Load()
+		if key <= lv || s.lv.CompareAndSwap(lv, key) {
+			return
+		}
+	}
+}
+
+// descend finds or creates the leaf for key, recording the path in path. It
+// returns nil if a node on the path belongs to another revolution.
+func (s *Store[T]) descend(key uint64, path *[maxLevels]step) *leaf {
+	n := s.root
+	last := len(s.levels) - 1
+	for d, lv := range s.levels {
+		i := (key / lv.Div) % lv.Mod
+		base := key - key%lv.Div
+		slot := n.kids.at(int(i), lv.Chunk, true, nil)
+		c := atomic.LoadPointer(slot)
+		for c == nil {
+			var fresh unsafe.Pointer
+			if d == last {
+				fresh = unsafe.Pointer(newLeaf(base, s.leafChunk))
+			} else {
+				fresh = unsafe.Pointer(newNode(base, s.levels[d+1]))
+			}
+			if atomic.CompareAndSwapPointer(slot, nil, fresh) {
+				n.mark(i)
+				c = fresh
+			} else {
+				c = atomic.LoadPointer(slot)
+			}
+		}
+		if baseOf(c, d == last) != base {
+			return nil
+		}
+		path[d] = step{slot, c}
+		if d == last {
+			return (*leaf)(c)
+		}
+		n = (*node)(c)
+	}
+	panic("unreachable")
+}
+
+// attached reports whether every node on path is still in the tree.
+func (s *Store[T]) attached(path *[maxLevels]step) bool {
+	for d := range s.levels {
+		if atomic.LoadPointer(path[d].slot) != path[d].child {
+			return false
+		}
+	}
+	return true
+}
+
+// acquire marks the start of a consumer operation.
+func (s *Store[T]) acquire() {
+	if !s.busy.CompareAndSwap(false, true) {
+		panic("stash: Walk, Peep and Clean run concurrently; a Store has one consumer")
+	}
+}
+
+func (s *Store[T]) release() { s.busy.Store(false) }
