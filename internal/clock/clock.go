@@ -6,6 +6,8 @@ import (
 )
 
 // A Clock reads monotonic time in nanoseconds.
+//
+// Implementations must be safe for concurrent use. Readings never decrease.
 type Clock interface {
 	// Now returns the current reading in nanoseconds.
 	Now() int64
@@ -15,16 +17,36 @@ type Clock interface {
 }
 
 // System is the process's monotonic clock: the runtime's nanotime, which is
-// CLOCK_MONOTONIC on Linux.
+// CLOCK_MONOTONIC on Linux (read through the vDSO, no system call), so its
+// readings can be handed to a timerfd armed with TFD_TIMER_ABSTIME as they
+// are.
+//
+// The source was chosen by measurement (see BenchmarkNow in this package):
+// nanotime is the fastest of the candidates that agree with CLOCK_MONOTONIC
+// (about 36 ns on the reference machine, a virtual one); time.Since of a base
+// reading is the same nanotime plus arithmetic (about 39 ns), and
+// unix.ClockGettime is a real system call, an order of magnitude slower
+// (about 480 ns).
 var System Clock = systemClock{}
 
 type systemClock struct{}
 
+// nanotime is the runtime's monotonic clock. The runtime explicitly keeps
+// this linkname working (it is on its list of widely used internals).
+//
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64
 
-// Mono returns the current reading of the system monotonic clock.
+// Mono returns the current reading of the system monotonic clock. It is
+// System.Now without the interface call.
 func Mono() int64 { return nanotime() }
+
+// IsSystem reports whether c is the system monotonic clock, that is, whether
+// its readings are CLOCK_MONOTONIC nanoseconds on Linux.
+func IsSystem(c Clock) bool {
+	_, ok := c.(systemClock)
+	return ok
+}
 
 func (systemClock) Now() int64 { return nanotime() }
 
