@@ -25,6 +25,13 @@ type detached struct {
 func (s *Store[T]) Clean() int {
 	s.acquire()
 	defer s.release()
+	return s.cleanLocked()
+}
+
+// cleanLocked is Clean for a caller that holds the consumer role. It ends by
+// moving into the tree the overflow values whose paths the detached
+// subtrees held.
+func (s *Store[T]) cleanLocked() int {
 	fv := s.fv.Load()
 	var dropped []detached
 	s.clean(s.root, 0, fv, &dropped)
@@ -37,6 +44,7 @@ func (s *Store[T]) Clean() int {
 			s.salvage(d.c, d.depth)
 		}
 	}
+	s.drain()
 	return len(dropped)
 }
 
@@ -91,7 +99,9 @@ func (s *Store[T]) salvage(c unsafe.Pointer, d int) {
 	for i := seg.start; i < end; i++ {
 		slot, sg := l.slotAt(seg, i, s.leafChunk)
 		if slot == nil {
-			return // reserved, never allocated: its producer re-adds it
+			// Reserved, never allocated: its producer finds the subtree
+			// detached and adds again. Later slots may hold values.
+			continue
 		}
 		seg = sg
 		p := atomic.LoadPointer(slot)
@@ -107,17 +117,32 @@ func (s *Store[T]) salvage(c unsafe.Pointer, d int) {
 	}
 }
 
-// drain moves the overflow area into the tree when the walk up to end can
-// reach a key in it. What still does not fit goes back.
-func (s *Store[T]) drain(end uint64) {
+// drain moves the overflow area into the tree when the tree can take a key
+// in it, oldest first, so values at one key keep their order. What still
+// does not fit goes back. It reports whether it moved anything.
+func (s *Store[T]) drain() bool {
 	m := s.ov.min.Load()
-	if m >= end && m >= s.horizon(s.fv.Load()) {
-		return
+	if m >= s.horizon(s.fv.Load()) {
+		return false
 	}
 	if s.trace != nil {
 		s.emit(OpDrain, m, -1)
 	}
 	for it := s.ov.takeAll(); it != nil; it = it.next {
 		s.add(it.key, it.p)
+	}
+	return true
+}
+
+// reach drains the overflow area for a walk. If a key the tree can take
+// still waits there afterwards, its path is held by a subtree of an older
+// revolution that the walk has passed: Clean detaches that subtree and the
+// key enters the tree.
+func (s *Store[T]) reach() {
+	if !s.drain() {
+		return
+	}
+	if s.ov.min.Load() < s.horizon(s.fv.Load()) {
+		s.cleanLocked()
 	}
 }

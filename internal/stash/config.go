@@ -23,7 +23,8 @@ type Config struct {
 	LeafChunk int
 	// HorizonMargin reserves a keep-out zone at the far end of the span:
 	// keys within HorizonMargin of FirstValid+Span wait in the overflow area
-	// instead of entering the tree.
+	// instead of entering the tree. It must not exceed the span less
+	// Levels[0].Div.
 	HorizonMargin uint64
 	// Trace, if not nil, receives an Event for every structural step. Leave
 	// it nil in production: then tracing costs one nil check per step.
@@ -71,9 +72,12 @@ func (c *Config) validate() error {
 	if c.LeafChunk < 0 {
 		return fmt.Errorf("stash: LeafChunk must not be negative, got %d", c.LeafChunk)
 	}
-	if c.HorizonMargin >= c.Levels[0].Div*c.Levels[0].Mod {
-		return fmt.Errorf("stash: HorizonMargin %d is not below the span %d",
-			c.HorizonMargin, c.Levels[0].Div*c.Levels[0].Mod)
+	// The tree takes keys below the first key of FirstValid's top-level
+	// slot plus span minus margin; a margin above span minus one top-level
+	// slot would leave keys that could never enter it.
+	if span, top := c.Levels[0].Div*c.Levels[0].Mod, c.Levels[0].Div; c.HorizonMargin > span-top {
+		return fmt.Errorf("stash: HorizonMargin %d is above the span %d less one top-level slot (%d)",
+			c.HorizonMargin, span, top)
 	}
 	return nil
 }

@@ -42,13 +42,17 @@ func (o *overflow) push(key uint64, p unsafe.Pointer) {
 	}
 }
 
-// takeAll empties the stack and returns what it held. The bound is reset
-// first, so a concurrent push either lands in the list taken here or lowers
-// the bound again afterwards.
+// takeAll empties the stack and returns what it held, oldest first. The
+// bound is reset first, so a concurrent push either lands in the list taken
+// here or lowers the bound again afterwards.
 func (o *overflow) takeAll() *ovItem {
 	o.min.Store(math.MaxUint64)
-	l := o.head.Swap(nil)
-	for it := l; it != nil; it = it.next {
+	var l *ovItem
+	for it := o.head.Swap(nil); it != nil; {
+		next := it.next
+		it.next = l
+		l = it
+		it = next
 		o.n.Add(-1)
 	}
 	return l

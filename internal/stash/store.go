@@ -25,6 +25,8 @@ type Store[T any] struct {
 	lv   atomic.Uint64 // last valid key: nothing above it is in the tree
 	ov   overflow
 	busy atomic.Bool // a consumer operation is running
+
+	rootBuf []rootKid // the consumer's scratch space for walking the root
 }
 
 // New returns an empty Store whose FirstValid is start.

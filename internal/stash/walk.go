@@ -1,8 +1,10 @@
 package stash
 
 import (
+	"cmp"
 	"iter"
 	"math"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 )
@@ -12,34 +14,72 @@ import (
 // FirstValid. Each value is consumed as it is yielded. Stopping the
 // iteration early keeps the rest for the next Walk.
 //
-// When the iteration ends, FirstValid moves up to the first bucket that may
-// still hold a value below end: the bucket where the iteration stopped, a
-// bucket with a slot a producer has reserved but not filled, or end rounded
-// down to a bucket.
+// Before it reads anything, Walk raises FirstValid to end rounded down to a
+// bucket, so that a producer that adds a key the walk may already have
+// passed sees that key as late and lowers FirstValid again. When the
+// iteration ends, FirstValid is at most the first bucket that may still hold
+// a value below end: the bucket where the iteration stopped, or a bucket
+// with a slot a producer has reserved but not filled.
 //
-// Walk first moves values that have come within reach from the overflow area
-// into the tree. Only the consumer may call Walk.
+// Walk moves values that have come within reach from the overflow area into
+// the tree, and walks a window longer than the span in steps, so values that
+// waited in the overflow area are yielded in key order too. Only the
+// consumer may call Walk.
 func (s *Store[T]) Walk(end uint64) iter.Seq2[uint64, *T] {
 	return func(yield func(uint64, *T) bool) {
 		s.acquire()
 		defer s.release()
-		s.drain(end)
-		fv := s.fv.Load()
-		w := walker[T]{s: s, consume: true, yield: yield, floor: math.MaxUint64}
-		w.root(fv, s.limit(end))
-		next := end - end%s.bucket
-		if w.floor < next {
-			next = w.floor
+		w := walker[T]{s: s, consume: true, yield: yield}
+		for {
+			s.reach()
+			from, target, hi := s.advance(end)
+			w.floor = math.MaxUint64
+			w.root(from, s.limit(hi))
+			s.settle(w.floor)
+			if w.floor != math.MaxUint64 || target >= end-end%s.bucket {
+				break
+			}
 		}
-		if next != fv {
-			s.fv.CompareAndSwap(fv, next)
+		s.drain()
+	}
+}
+
+// advance picks the next step of a walk up to end and raises FirstValid to
+// the step's target before the step reads anything. It returns the window
+// [from, hi) to read and the target. A step stops short of end at the bucket
+// of the first overflow key the tree cannot take yet.
+func (s *Store[T]) advance(end uint64) (from, target, hi uint64) {
+	for {
+		from = s.fv.Load()
+		target, hi = end-end%s.bucket, end
+		if m, ok := s.OverflowMin(); ok && m < end && m >= s.horizon(from) {
+			if b := m - m%s.bucket; b < target {
+				target, hi = b, b
+			}
+		}
+		if target <= from || s.fv.CompareAndSwap(from, target) {
+			return from, target, hi
+		}
+	}
+}
+
+// settle lowers FirstValid to floor, the lowest bucket where a walk parked
+// or stopped. Producers only ever lower FirstValid, so a lower value that
+// one of them stored stays.
+func (s *Store[T]) settle(floor uint64) {
+	for {
+		fv := s.fv.Load()
+		if fv <= floor || s.fv.CompareAndSwap(fv, floor) {
+			return
 		}
 	}
 }
 
 // Peep returns an iterator over the values Walk(end) would yield, in the
-// same order, without consuming anything or moving any cursor. Only the
-// consumer may call Peep.
+// same order, without consuming anything or moving any cursor. Values in the
+// overflow area that the tree can take are moved into it first; values
+// beyond the span are not yielded (see OverflowMin). Only the consumer may
+// call Peep.
 func (s *Store[T]) Peep(end uint64) iter.Seq2[uint64, *T] {
 	return s.PeepRange(s.fv.Load(), end)
 }
@@ -53,6 +93,7 @@ func (s *Store[T]) PeepRange(begin, end uint64) iter.Seq2[uint64, *T] {
 	return func(yield func(uint64, *T) bool) {
 		s.acquire()
 		defer s.release()
+		s.drain()
 		w := walker[T]{s: s, yield: yield, floor: math.MaxUint64}
 		w.root(begin, s.limit(end))
 	}
@@ -76,40 +117,38 @@ type walker[T any] struct {
 	floor   uint64 // lowest bucket where the walk parked or stopped
 }
 
-// root walks the coarsest level, whose slots are reused every revolution: a
-// child is visited only when its base is the one the window expects there.
+// root walks the coarsest level, whose slots are reused every revolution.
+// The window may be longer than a revolution (FirstValid was lowered far by
+// a late key), so the children whose bases fall in the window are gathered
+// and visited in key order; a child of an older revolution is left to
+// Clean.
 func (w *walker[T]) root(from, hi uint64) {
 	lv := w.s.levels[0]
 	n := w.s.root
-	p := from - from%lv.Div
-	for p < hi {
-		i := (p / lv.Div) % lv.Mod
-		j := n.next(i, lv.Mod)
-		if j == lv.Mod { // wrap around to the start of the array
-			j = n.next(0, i)
-			if j == i {
-				return // no child at all
-			}
-			j += lv.Mod
+	lo := from - from%lv.Div
+	kids := w.s.rootBuf[:0]
+	for i := n.next(0, lv.Mod); i < lv.Mod; i = n.next(i+1, lv.Mod) {
+		c := n.child(i, lv)
+		if c == nil {
+			continue
 		}
-		gap := (j - i) * lv.Div
-		if p > math.MaxUint64-gap {
-			return
+		if b := baseOf(c, len(w.s.levels) == 1); b >= lo && b < hi {
+			kids = append(kids, rootKid{b, c})
 		}
-		p += gap
-		if p >= hi {
-			return
-		}
-		if c := n.child(j%lv.Mod, lv); c != nil && baseOf(c, len(w.s.levels) == 1) == p {
-			if !w.visit(c, 1, from, hi) {
-				return
-			}
-		}
-		if p > math.MaxUint64-lv.Div {
-			return
-		}
-		p += lv.Div
 	}
+	w.s.rootBuf = kids[:0]
+	slices.SortFunc(kids, func(a, b rootKid) int { return cmp.Compare(a.base, b.base) })
+	for _, k := range kids {
+		if !w.visit(k.c, 1, from, hi) {
+			return
+		}
+	}
+}
+
+// A rootKid is a child of the root gathered by a walk.
+type rootKid struct {
+	base uint64
+	c    unsafe.Pointer
 }
 
 // visit walks child c at depth d (a leaf when d is the number of levels).
