@@ -1,0 +1,225 @@
+package poller
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/stashgo/stash/internal/clock"
+	"golang.org/x/sys/unix"
+)
+
+// refsClosed is the bit of epollPoller.refs that Close sets; the bits below
+// count the callers using the descriptors right now.
+const refsClosed = 1 << 62
+
+// epollPoller sleeps in epoll_wait on a timerfd (the deadline) and an
+// eventfd (wake-ups). Its clock is clock.System (CLOCK_MONOTONIC).
+type epollPoller struct {
+	wakeState
+	epfd, tfd, efd int
+
+	// refs counts the goroutines inside a system call on the descriptors,
+	// plus refsClosed once Close has run. Whoever brings it to exactly
+	// refsClosed closes the descriptors, so none is closed (and its number
+	// reused) under a caller still using it.
+	refs      atomic.Int64
+	fdsClosed atomic.Bool
+
+	// Owned by the waiter.
+	armed  int64 // the deadline the timerfd is armed for; 0 if none
+	events [2]unix.EpollEvent
+	buf    [8]byte
+}
+
+// NewEpoll returns the Linux Poller: one epoll instance watching a timerfd
+// (CLOCK_MONOTONIC, armed with absolute deadlines) and an eventfd for
+// wake-ups, all close-on-exec and non-blocking. Its deadlines are readings of
+// clock.System. It fails if a descriptor cannot be created (for example
+// EMFILE); then nothing is left open.
+//
+// Wait with a deadline blocks the calling OS thread in epoll_wait, so a
+// wake-up costs one thread switch and lands within microseconds of the
+// deadline. For the best precision call it from a goroutine locked to its
+// thread (runtime.LockOSThread), so that the thread stays warm.
+func NewEpoll() (Poller, error) {
+	p := &epollPoller{epfd: -1, tfd: -1, efd: -1}
+	p.init()
+	var err error
+	if p.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		return nil, p.fail("epoll_create1", err)
+	}
+	if p.tfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_CLOEXEC|unix.TFD_NONBLOCK); err != nil {
+		return nil, p.fail("timerfd_create", err)
+	}
+	if p.efd, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		return nil, p.fail("eventfd", err)
+	}
+	for _, fd := range []int{p.tfd, p.efd} {
+		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+		if err = unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			return nil, p.fail("epoll_ctl", err)
+		}
+	}
+	return p, nil
+}
+
+// fail closes what NewEpoll opened and wraps err.
+func (p *epollPoller) fail(call string, err error) error {
+	p.closeFDs()
+	return fmt.Errorf("poller: %s: %w", call, err)
+}
+
+func (p *epollPoller) Kind() string { return KindEpoll }
+
+// acquire takes a reference on the descriptors; false means closed.
+func (p *epollPoller) acquire() bool {
+	if p.refs.Add(1)&refsClosed != 0 {
+		p.release()
+		return false
+	}
+	return true
+}
+
+func (p *epollPoller) release() {
+	if p.refs.Add(-1) == refsClosed {
+		p.closeFDs()
+	}
+}
+
+func (p *epollPoller) closeFDs() {
+	if !p.fdsClosed.CompareAndSwap(false, true) {
+		return
+	}
+	for _, fd := range []int{p.epfd, p.tfd, p.efd} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+}
+
+func (p *epollPoller) Close() error {
+	if !p.markClosed() { // wakes a parked waiter
+		return nil
+	}
+	// refs cannot carry refsClosed yet (only this call sets it), so the
+	// descriptors are open: wake a waiter in epoll_wait, then give up our
+	// reference and the descriptors with it.
+	p.refs.Add(1)
+	p.signalFD()
+	if p.refs.Add(refsClosed-1) == refsClosed {
+		p.closeFDs()
+	}
+	return nil
+}
+
+func (p *epollPoller) Wake() error {
+	if p.closed.Load() {
+		return ErrClosed
+	}
+	if !p.flip() {
+		return nil
+	}
+	switch p.mode.Load() {
+	case modeChan:
+		p.sendToken()
+	case modeFD:
+		if !p.acquire() {
+			return ErrClosed
+		}
+		p.signalFD()
+		p.release()
+	}
+	return nil
+}
+
+// signalFD adds 1 to the eventfd. The caller holds a reference.
+func (p *epollPoller) signalFD() {
+	p.signals.Add(1)
+	var one [8]byte
+	binary.NativeEndian.PutUint64(one[:], 1)
+	for {
+		// EAGAIN means the counter is saturated: readable anyway.
+		if _, err := unix.Write(p.efd, one[:]); err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// drain reads a readable timerfd or eventfd, resetting it. EAGAIN (nothing
+// to read: spurious readiness) is fine.
+func (p *epollPoller) drain(fd int) {
+	for {
+		if _, err := unix.Read(fd, p.buf[:]); err != unix.EINTR {
+			return
+		}
+	}
+}
+
+func (p *epollPoller) Wait(deadline int64) error {
+	if !p.acquire() {
+		return ErrClosed
+	}
+	defer p.release()
+	if deadline == NoDeadline {
+		return p.park()
+	}
+	if clock.Mono() >= deadline {
+		p.finish()
+		return nil
+	}
+	if err := p.arm(deadline); err != nil {
+		return err
+	}
+	p.mode.Store(modeFD)
+	for {
+		if p.closed.Load() {
+			p.mode.Store(modeIdle)
+			return ErrClosed
+		}
+		if p.pending.Load() {
+			break
+		}
+		n, err := unix.EpollWait(p.epfd, p.events[:], -1)
+		if err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			p.mode.Store(modeIdle)
+			return fmt.Errorf("poller: epoll_wait: %w", err)
+		}
+		for _, ev := range p.events[:n] {
+			if int(ev.Fd) == p.tfd {
+				p.armed = 0 // expired: a one-shot timer disarms itself
+			}
+			p.drain(int(ev.Fd))
+		}
+		if clock.Mono() >= deadline {
+			break
+		}
+		if p.armed == 0 { // never expected: the timer fired before the clock agreed
+			if err := p.arm(deadline); err != nil {
+				p.mode.Store(modeIdle)
+				return err
+			}
+		}
+	}
+	p.finish()
+	return nil
+}
+
+// arm sets the timerfd to expire at deadline (CLOCK_MONOTONIC ns), unless it
+// is already armed for it. Setting the timer also clears an expiration not
+// yet read.
+func (p *epollPoller) arm(deadline int64) error {
+	if p.armed == deadline {
+		return nil
+	}
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(deadline)}
+	if err := unix.TimerfdSettime(p.tfd, unix.TFD_TIMER_ABSTIME, &spec, nil); err != nil {
+		p.armed = 0
+		return fmt.Errorf("poller: timerfd_settime: %w", err)
+	}
+	p.armed = deadline
+	return nil
+}

@@ -1,0 +1,40 @@
+package poller
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// childEnv names the scenario a re-executed test binary runs instead of the
+// tests (see runChild).
+const childEnv = "POLLER_TEST_CHILD"
+
+// children are the scenarios a subprocess can run, by name. Each one exits
+// the process itself or returns (exit status 0).
+var children = map[string]func(){}
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv(childEnv); name != "" {
+		f, ok := children[name]
+		if !ok {
+			println("unknown child scenario", name)
+			os.Exit(2)
+		}
+		f()
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// runChild re-executes the test binary running scenario name and returns its
+// combined output and exit error.
+func runChild(t *testing.T, name string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+name)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
