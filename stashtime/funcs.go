@@ -1,0 +1,70 @@
+package stashtime
+
+import (
+	"math"
+	"time"
+)
+
+// NewTimer creates a new Timer that will send the current time on its
+// channel after at least duration d.
+func NewTimer(d Duration) *Timer {
+	if inBubble() {
+		t := time.NewTimer(d)
+		return &Timer{C: t.C, std: t}
+	}
+	return Default().NewTimer(d)
+}
+
+// AfterFunc waits for the duration to elapse and then calls f in its own
+// goroutine. It returns a Timer that can be used to cancel the call using
+// its Stop method. The returned Timer's C field is nil.
+func AfterFunc(d Duration, f func()) *Timer {
+	if inBubble() {
+		return &Timer{std: time.AfterFunc(d, f)}
+	}
+	return Default().AfterFunc(d, f)
+}
+
+// After waits for the duration to elapse and then sends the current time on
+// the returned channel. It is NewTimer(d).C. An unreferenced channel is
+// collected before the timer fires.
+func After(d Duration) <-chan Time { return NewTimer(d).C }
+
+// NewTicker returns a new Ticker containing a channel that will send the
+// current time on the channel after each tick. The period of the ticks is
+// specified by the duration argument. It panics if d <= 0.
+func NewTicker(d Duration) *Ticker {
+	if d <= 0 {
+		panic("non-positive interval for NewTicker")
+	}
+	if inBubble() {
+		t := time.NewTicker(d)
+		return &Ticker{C: t.C, std: t}
+	}
+	return Default().NewTicker(d)
+}
+
+// Tick is a convenience wrapper for NewTicker providing access to the
+// ticking channel only. Unlike NewTicker, Tick returns nil if d <= 0.
+func Tick(d Duration) <-chan Time {
+	if d <= 0 {
+		return nil
+	}
+	return NewTicker(d).C
+}
+
+// Sleep pauses the current goroutine for at least the duration d. A
+// negative or zero duration causes Sleep to return immediately.
+func Sleep(d Duration) {
+	if d <= 0 {
+		return
+	}
+	if d == math.MaxInt64 {
+		select {} // never returns, and costs the wheel nothing
+	}
+	if inBubble() {
+		time.Sleep(d)
+		return
+	}
+	Default().Sleep(d)
+}

@@ -1,0 +1,88 @@
+package stashtime
+
+import (
+	"math/bits"
+	"sync/atomic"
+	"time"
+)
+
+// Stats is a snapshot of a Wheel's counters.
+type Stats struct {
+	Live     int64 // timers armed and not yet fired or stopped
+	Fired    int64 // firings, ticks included
+	Stopped  int64 // Stop or Reset calls that disarmed a pending timer
+	Overflow int   // deadlines waiting beyond the store's span
+	Walks    int64 // driver passes
+	Cleans   int64 // store reclamations
+	// Lateness of firings: how long after its deadline each fired. Each
+	// percentile is the upper bound of the histogram bucket it falls in
+	// (buckets are a quarter of a power of two wide).
+	LateP50, LateP90, LateP99, LateMax time.Duration
+}
+
+// Stats returns a snapshot of the wheel's counters.
+func (w *Wheel) Stats() Stats {
+	s := Stats{
+		Live:     w.live.Load(),
+		Fired:    w.fired.Load(),
+		Stopped:  w.stopped.Load(),
+		Overflow: w.store.Overflow(),
+		Walks:    w.walks.Load(),
+		Cleans:   w.cleans.Load(),
+	}
+	s.LateP50, s.LateP90, s.LateP99, s.LateMax = w.late.percentiles()
+	return s
+}
+
+// latency is a log-linear histogram of lateness in nanoseconds: four
+// buckets per power of two. Only the driver records; anyone may read.
+type latency struct {
+	n [64 * 4]atomic.Uint64
+}
+
+func latencyBucket(ns int64) int {
+	if ns < 4 {
+		return int(max(ns, 0))
+	}
+	e := bits.Len64(uint64(ns)) - 1 // 2^e <= ns < 2^(e+1)
+	sub := int(uint64(ns)>>(e-2)) & 3
+	return e*4 + sub
+}
+
+// bucketTop is the largest value that falls in bucket b.
+func bucketTop(b int) int64 {
+	if b < 4 {
+		return int64(b)
+	}
+	e, sub := b/4, b%4
+	lo := int64(1)<<e + int64(sub)<<(e-2)
+	return lo + int64(1)<<(e-2) - 1
+}
+
+func (l *latency) record(ns int64) { l.n[latencyBucket(ns)].Add(1) }
+
+func (l *latency) percentiles() (p50, p90, p99, pmax time.Duration) {
+	var counts [len(latency{}.n)]uint64
+	var total uint64
+	for i := range l.n {
+		counts[i] = l.n[i].Load()
+		total += counts[i]
+	}
+	if total == 0 {
+		return
+	}
+	at := func(q float64) time.Duration {
+		target := uint64(q * float64(total))
+		if target == 0 {
+			target = 1
+		}
+		var sum uint64
+		for i, c := range counts {
+			if sum += c; sum >= target {
+				return time.Duration(bucketTop(i))
+			}
+		}
+		return 0
+	}
+	return at(0.50), at(0.90), at(0.99), at(1)
+}

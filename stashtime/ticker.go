@@ -1,0 +1,80 @@
+package stashtime
+
+import "time"
+
+// A Ticker holds a channel that delivers ticks of a clock at intervals.
+// Ticks are fixed-rate and phase-aligned; a slow receiver misses ticks
+// rather than receiving a backlog. A Ticker must be created with NewTicker.
+type Ticker struct {
+	C <-chan Time
+	e *entry
+	// std is the time.Ticker doing the work inside a testing/synctest bubble.
+	std *time.Ticker
+}
+
+// NewTicker returns a new Ticker on w whose channel delivers the time every
+// period d. It panics if d <= 0.
+func (w *Wheel) NewTicker(d Duration) *Ticker {
+	if d <= 0 {
+		panic("non-positive interval for NewTicker")
+	}
+	c := make(chan Time, 1)
+	t := &Ticker{C: c, e: &entry{w: w, kind: kindTicker, period: int64(d), ch: makeWeakChan(c)}}
+	_, when := w.deadline(d)
+	w.start(t.e, when)
+	return t
+}
+
+// Tick is NewTicker(d).C, or nil if d <= 0. An unreferenced Tick channel is
+// collected and stops ticking.
+func (w *Wheel) Tick(d Duration) <-chan Time {
+	if d <= 0 {
+		return nil
+	}
+	return w.NewTicker(d).C
+}
+
+// Stop turns off the ticker and discards a tick not yet received. It does
+// not close the channel. Stop on a Ticker not made by NewTicker does
+// nothing.
+func (t *Ticker) Stop() {
+	if t.std != nil {
+		t.std.Stop()
+		return
+	}
+	e := t.e
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	e.disarm()
+	e.drain()
+	e.mu.Unlock()
+}
+
+// Reset stops the ticker, discards a tick not yet received, and restarts it
+// with period d: the next tick arrives after d. It panics if d <= 0.
+func (t *Ticker) Reset(d Duration) {
+	if d <= 0 {
+		panic("non-positive interval for Ticker.Reset")
+	}
+	if t.std != nil {
+		t.std.Reset(d)
+		return
+	}
+	e := t.e
+	if e == nil {
+		panic("time: Reset called on uninitialized Ticker")
+	}
+	w := e.w
+	_, when := w.deadline(d)
+	e.mu.Lock()
+	e.drain()
+	e.period = int64(d)
+	_, add := e.arm(when)
+	e.mu.Unlock()
+	if add {
+		w.store.Add(uint64(when), e)
+	}
+	w.wakeIfEarlier(when)
+}

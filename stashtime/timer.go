@@ -1,0 +1,137 @@
+package stashtime
+
+import "time"
+
+// The Timer type represents a single event. When the Timer expires, the
+// current time will be sent on C, unless the Timer was created by AfterFunc.
+// A Timer must be created with NewTimer or AfterFunc.
+//
+// As in package time since Go 1.23, C has no stale values after Stop or
+// Reset returns, and an unreferenced, unstopped Timer is collected.
+type Timer struct {
+	C <-chan Time
+	e *entry
+	// std is the time.Timer doing the work inside a testing/synctest bubble.
+	std *time.Timer
+}
+
+// funcTimer puts an AfterFunc's Timer and its entry in one allocation: the
+// wheel holds a func timer strongly anyway, as the runtime does.
+type funcTimer struct {
+	t Timer
+	e entry
+}
+
+// NewTimer creates a new Timer on w that will send the current time on its
+// channel after at least duration d.
+func (w *Wheel) NewTimer(d Duration) *Timer {
+	c := make(chan Time, 1)
+	t := &Timer{C: c, e: &entry{w: w, kind: kindChan, ch: makeWeakChan(c)}}
+	_, when := w.deadline(d)
+	if d <= 0 {
+		c <- w.clock.Time(when) // due now: receivable before NewTimer returns
+		w.fired.Add(1)
+		return t
+	}
+	w.start(t.e, when)
+	return t
+}
+
+// AfterFunc waits on w for the duration to elapse and then calls f in its
+// own goroutine. It returns a Timer that can be used to cancel the call
+// using its Stop method. The returned Timer's C field is nil.
+func (w *Wheel) AfterFunc(d Duration, f func()) *Timer {
+	ft := &funcTimer{e: entry{w: w, kind: kindFunc, f: f}}
+	ft.t.e = &ft.e
+	_, when := w.deadline(d)
+	w.start(&ft.e, when)
+	return &ft.t
+}
+
+// After waits for the duration to elapse and then sends the current time on
+// the returned channel. It is NewTimer(d).C.
+func (w *Wheel) After(d Duration) <-chan Time { return w.NewTimer(d).C }
+
+// start arms a new entry, not yet visible to anyone else, at when.
+func (w *Wheel) start(e *entry, when int64) {
+	e.pending, e.queued, e.when, e.qkey = true, true, when, w.bucketOf(when)
+	w.live.Add(1)
+	w.add(e, when)
+}
+
+// Stop prevents the Timer from firing. It returns true if the call stops
+// the timer, false if the timer has already expired (and its value been
+// received) or been stopped. For a channel timer, no value from before Stop
+// is received after Stop returns. For an AfterFunc timer, Stop does not wait
+// for f to complete.
+func (t *Timer) Stop() bool {
+	if t.std != nil {
+		return t.std.Stop()
+	}
+	e := t.e
+	if e == nil {
+		panic("time: Stop called on uninitialized Timer")
+	}
+	e.mu.Lock()
+	stopped := e.disarm()
+	if e.kind == kindChan && e.drain() {
+		stopped = true
+	}
+	e.mu.Unlock()
+	return stopped
+}
+
+// Reset changes the timer to expire after duration d. It returns true if
+// the timer had been active (for a channel timer: armed, or expired with its
+// value not yet received, which Reset discards), false if the timer had
+// expired or been stopped.
+//
+// Resetting a pending timer to a later deadline stores the deadline in
+// place; the wheel re-files it when its old deadline comes.
+func (t *Timer) Reset(d Duration) bool {
+	if t.std != nil {
+		return t.std.Reset(d)
+	}
+	e := t.e
+	if e == nil {
+		panic("time: Reset called on uninitialized Timer")
+	}
+	w := e.w
+	_, when := w.deadline(d)
+	e.mu.Lock()
+	drained := false
+	if e.kind == kindChan {
+		drained = e.drain()
+		if d <= 0 {
+			was := e.disarm()
+			if c := e.ch.get(); c != nil {
+				c <- w.clock.Time(when)
+			}
+			w.fired.Add(1)
+			e.mu.Unlock()
+			return was || drained
+		}
+	}
+	was, add := e.arm(when)
+	e.mu.Unlock()
+	if add {
+		w.store.Add(uint64(when), e)
+	}
+	w.wakeIfEarlier(when)
+	return was || drained
+}
+
+// drain discards a value waiting in the entry's channel and reports whether
+// there was one. e.mu is held.
+func (e *entry) drain() bool {
+	c := e.ch.get()
+	if c == nil {
+		return false
+	}
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}

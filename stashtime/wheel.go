@@ -1,0 +1,206 @@
+package stashtime
+
+import (
+	"errors"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/stashgo/stash/internal/clock"
+	"github.com/stashgo/stash/internal/stash"
+	"github.com/stashgo/stash/poller"
+)
+
+// A Clock is a monotonic clock a Wheel reads deadlines from: Now in
+// nanoseconds, and Time to turn a reading into a Time.
+type Clock = clock.Clock
+
+// A ManualClock is a Clock that moves only when told to (Advance, Set). A
+// Wheel on a ManualClock fires timers only as it advances; call Wheel.Sync
+// after advancing to wait until everything then due has fired.
+type ManualClock = clock.Manual
+
+// NewManualClock returns a ManualClock reading 0, which stands for start.
+func NewManualClock(start Time) *ManualClock {
+	c := clock.NewManual(0)
+	c.Epoch = start
+	return c
+}
+
+// A Level is one level of a Wheel's store: deadline d maps to slot
+// (d / Div) % Mod of that level. See Options.Levels.
+type Level = stash.Level
+
+// Options configure a Wheel made by NewWheel. The zero value is the
+// configuration of the process-wide wheel.
+type Options struct {
+	// Clock the wheel reads; nil means the system monotonic clock.
+	Clock Clock
+	// Levels of the store, coarsest first; nil means DefaultLevels. Each
+	// level's Div*Mod must equal the Div of the level before; the last
+	// level's Div is the bucket width in nanoseconds.
+	Levels []Level
+	// MaxBatch bounds how many timers the driver fires before it looks for
+	// newly added earlier ones and yields its thread; 0 means 256.
+	MaxBatch int
+	// PortablePoller forces the portable poller even where epoll exists.
+	PortablePoller bool
+}
+
+// DefaultLevels returns the store geometry of the process-wide wheel: six
+// levels of 64 slots over buckets of 2^20 ns (about 1 ms), spanning 2^56 ns
+// (about 2.28 years). Deadlines beyond the span wait in an overflow area.
+func DefaultLevels() []Level { return stash.DefaultLevels() }
+
+// ErrClosed is returned by Close on a Wheel already closed.
+var ErrClosed = errors.New("stashtime: wheel closed")
+
+// A Wheel runs timers on one lock-free hierarchical timer wheel driven by one
+// goroutine locked to its OS thread. The package-level functions use a
+// process-wide Wheel started on first use; NewWheel makes independent ones.
+type Wheel struct {
+	clock    Clock
+	store    *stash.Store[entry]
+	poller   poller.Poller
+	bucket   int64
+	maxBatch int
+
+	// sleepUntil is the deadline the driver sleeps to, or running while it
+	// works. A producer whose deadline is earlier lowers it and wakes the
+	// poller; only the producer that lowers it pays the system call.
+	sleepUntil atomic.Int64
+
+	live, fired, stopped, walks, cleans atomic.Int64
+	late                                latency
+
+	syncMu sync.Mutex
+	syncs  []chan struct{}
+	closed atomic.Bool
+	done   chan struct{}
+}
+
+const running = math.MinInt64
+
+// NewWheel starts a Wheel. Close it when done.
+func NewWheel(opts Options) (*Wheel, error) {
+	c := opts.Clock
+	if c == nil {
+		c = clock.System
+	}
+	levels := opts.Levels
+	if levels == nil {
+		levels = stash.DefaultLevels()
+	}
+	if opts.MaxBatch < 0 {
+		return nil, errors.New("stashtime: negative MaxBatch")
+	}
+	st, err := stash.New[entry](stash.Config{Levels: levels}, uint64(max(c.Now(), 0)))
+	if err != nil {
+		return nil, err
+	}
+	w := &Wheel{
+		clock:    c,
+		store:    st,
+		bucket:   int64(st.Bucket()),
+		maxBatch: opts.MaxBatch,
+		done:     make(chan struct{}),
+	}
+	if w.maxBatch == 0 {
+		w.maxBatch = 256
+	}
+	if opts.PortablePoller {
+		w.poller = poller.NewPortable(c)
+	} else {
+		w.poller = poller.New(c)
+	}
+	w.sleepUntil.Store(running)
+	go w.run()
+	return w, nil
+}
+
+var (
+	defaultOnce  sync.Once
+	defaultWheel *Wheel
+)
+
+// Default returns the process-wide Wheel that the package-level functions
+// use, starting it on first use. It is never closed.
+func Default() *Wheel {
+	defaultOnce.Do(func() {
+		w, err := NewWheel(Options{})
+		if err != nil {
+			panic("stashtime: " + err.Error())
+		}
+		defaultWheel = w
+	})
+	return defaultWheel
+}
+
+// Close stops the wheel's driver and releases its poller. Timers still
+// pending never fire. Close returns ErrClosed if the wheel was already
+// closed.
+func (w *Wheel) Close() error {
+	if !w.closed.CompareAndSwap(false, true) {
+		return ErrClosed
+	}
+	err := w.poller.Close()
+	<-w.done
+	return err
+}
+
+// Now returns the wheel's clock reading as a Time.
+func (w *Wheel) Now() Time { return w.clock.Time(w.clock.Now()) }
+
+// Poller names the poller the driver sleeps on: "epoll" or "portable".
+func (w *Wheel) Poller() string { return w.poller.Kind() }
+
+// Sync waits until the driver has fired every timer due at the clock
+// reading when Sync was called. With a ManualClock it makes tests
+// deterministic: Advance, then Sync, then look. It returns at once on a
+// closed wheel.
+func (w *Wheel) Sync() {
+	ch := make(chan struct{})
+	w.syncMu.Lock()
+	w.syncs = append(w.syncs, ch)
+	w.syncMu.Unlock()
+	w.poller.Wake()
+	select {
+	case <-ch:
+	case <-w.done:
+	}
+}
+
+// deadline turns a duration into an absolute deadline: d <= 0 is now, and
+// an overflow clamps to math.MaxInt64 (never).
+func (w *Wheel) deadline(d Duration) (now, when int64) {
+	now = w.clock.Now()
+	if d <= 0 {
+		return now, now
+	}
+	if when = now + int64(d); when < now {
+		when = math.MaxInt64
+	}
+	return now, when
+}
+
+func (w *Wheel) bucketOf(when int64) int64 { return when - when%w.bucket }
+
+// add files e in the store at when and wakes the driver if when is earlier
+// than the deadline it sleeps to.
+func (w *Wheel) add(e *entry, when int64) {
+	w.store.Add(uint64(when), e)
+	w.wakeIfEarlier(when)
+}
+
+func (w *Wheel) wakeIfEarlier(when int64) {
+	for {
+		d := w.sleepUntil.Load()
+		if when >= d {
+			return
+		}
+		if w.sleepUntil.CompareAndSwap(d, when) {
+			w.poller.Wake()
+			return
+		}
+	}
+}
