@@ -57,3 +57,15 @@ func (o *overflow) takeAll() *ovItem {
 	}
 	return l
 }
+
+// minFrom returns the least key at or above h in the overflow area, or
+// math.MaxUint64. Only the consumer calls it: it alone unlinks items.
+func (o *overflow) minFrom(h uint64) uint64 {
+	m := uint64(math.MaxUint64)
+	for it := o.head.Load(); it != nil; it = it.next {
+		if it.key >= h && it.key < m {
+			m = it.key
+		}
+	}
+	return m
+}

@@ -30,11 +30,22 @@ func (s *Store[T]) Walk(end uint64) iter.Seq2[uint64, *T] {
 		s.acquire()
 		defer s.release()
 		w := walker[T]{s: s, consume: true, yield: yield}
+		// If the loop body panics mid-step, FirstValid goes back to where
+		// the step began, so nothing the step had not reached is stranded.
+		reading, from := false, uint64(0)
+		defer func() {
+			if reading {
+				s.settle(from)
+			}
+		}()
 		for {
 			s.reach()
-			from, target, hi := s.advance(end)
+			var target, hi uint64
+			from, target, hi = s.advance(end)
 			w.floor = math.MaxUint64
+			reading = true
 			w.root(from, s.limit(hi))
+			reading = false
 			s.settle(w.floor)
 			if w.floor != math.MaxUint64 || target >= end-end%s.bucket {
 				break
@@ -52,9 +63,16 @@ func (s *Store[T]) advance(end uint64) (from, target, hi uint64) {
 	for {
 		from = s.fv.Load()
 		target, hi = end-end%s.bucket, end
-		if m, ok := s.OverflowMin(); ok && m < end && m >= s.horizon(from) {
-			if b := m - m%s.bucket; b < target {
-				target, hi = b, b
+		if m, ok := s.OverflowMin(); ok && m < end {
+			// Keys below the horizon wait only for Clean to free their
+			// path; the step stops at the first one the tree cannot take.
+			if h := s.horizon(from); m < h {
+				m = s.ov.minFrom(h)
+			}
+			if m < end {
+				if b := m - m%s.bucket; b < target {
+					target, hi = b, b
+				}
 			}
 		}
 		if target <= from || s.fv.CompareAndSwap(from, target) {
