@@ -1,0 +1,184 @@
+// Command bench runs stash's timers and package time's side by side in one
+// process and prints a table of the two, with their ratio, and plots.
+//
+//	go run ./bench            # about a minute on 2 cores
+//	go run ./bench -quick     # smallest sizes, a few seconds
+//	go run ./bench -long      # longer, more precise
+//	go run ./bench -only lateness,drain -out /tmp/plots
+//
+// Progress goes to stderr, the table to stdout, PNG plots to -out.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// config is everything a run depends on.
+type config struct {
+	mode        string
+	liveSizes   []int         // live timers under afterfunc-stop, newtimer-stop
+	resetLive   int           // live timers under reset-later
+	benchtime   time.Duration // -test.benchtime for testing.Benchmark
+	rounds      int           // alternating time/stash measurements per ns/op row
+	memN        int           // timers per memory measurement
+	memRounds   int
+	drainN      int
+	drainRounds int
+	burstN      int
+	burstRounds int
+	latencies   []time.Duration
+	samples     int // lateness samples per duration and implementation
+	only        []string
+	out         string
+}
+
+func quickConfig() config {
+	return config{
+		mode:      "quick",
+		liveSizes: []int{0, 1_000, 10_000}, resetLive: 1_000,
+		benchtime: 20 * time.Millisecond, rounds: 1,
+		memN: 10_000, memRounds: 1,
+		drainN: 10_000, drainRounds: 1,
+		burstN: 10_000, burstRounds: 1,
+		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
+		samples:   40,
+	}
+}
+
+func defaultConfig() config {
+	return config{
+		mode:      "default",
+		liveSizes: []int{0, 10_000, 1_000_000}, resetLive: 10_000,
+		benchtime: 50 * time.Millisecond, rounds: 2,
+		memN: 200_000, memRounds: 1,
+		drainN: 1_000_000, drainRounds: 1,
+		burstN: 100_000, burstRounds: 3,
+		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
+		samples:   200,
+	}
+}
+
+func longConfig() config {
+	c := defaultConfig()
+	c.mode = "long"
+	c.benchtime, c.rounds = time.Second, 5
+	c.memN = 1_000_000
+	c.memRounds, c.drainRounds, c.burstRounds = 3, 3, 9
+	c.samples = 1000
+	return c
+}
+
+// parseFlags turns the command line into a config.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quick := fs.Bool("quick", false, "smallest sizes and fewest samples (a few seconds; for tests)")
+	long := fs.Bool("long", false, "longer runs and more samples, for more precise figures")
+	only := fs.String("only", "", "comma-separated workloads to run, of: "+strings.Join(workloadNames(), ","))
+	out := fs.String("out", "bench/out", "directory for the PNG plots")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: go run ./bench [-quick|-long] [-only w1,w2] [-out dir]\n\n"+
+			"Runs stash and time side by side and prints time, stash and time/stash\n"+
+			"(> 1: stash better) for each workload.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	var c config
+	switch {
+	case *quick && *long:
+		return config{}, errors.New("-quick and -long exclude each other")
+	case *quick:
+		c = quickConfig()
+	case *long:
+		c = longConfig()
+	default:
+		c = defaultConfig()
+	}
+	c.out = *out
+	if *only != "" {
+		for _, w := range strings.Split(*only, ",") {
+			w = strings.TrimSpace(w)
+			if !slices.Contains(workloadNames(), w) {
+				return config{}, fmt.Errorf("-only: unknown workload %q (have %s)", w, strings.Join(workloadNames(), ", "))
+			}
+			c.only = append(c.only, w)
+		}
+	}
+	return c, nil
+}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	if err := run(cfg, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// run runs the selected workloads, prints the table to stdout and writes the
+// plots to cfg.out.
+func run(cfg config, stdout, stderr io.Writer) error {
+	var sel []workload
+	for _, w := range workloads {
+		if len(cfg.only) == 0 || slices.Contains(cfg.only, w.name) {
+			sel = append(sel, w)
+		}
+	}
+	restore := setBenchtime(cfg.benchtime)
+	defer restore()
+
+	res := newResults()
+	prog := newProgress(stderr, len(sel))
+	r := &runner{cfg: &cfg, res: res, prog: prog}
+	for _, w := range sel {
+		prog.workload(w.name, w.steps(&cfg))
+		w.run(r)
+		runtime.GC()
+		prog.workloadDone()
+	}
+	prog.finish()
+
+	fmt.Fprintf(stdout, "stash vs time, %s mode: %s %s/%s, GOMAXPROCS=%d\n",
+		cfg.mode, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	if err := printTable(stdout, res.rows); err != nil {
+		return err
+	}
+	files, err := writePlots(cfg.out, res)
+	for _, f := range files {
+		fmt.Fprintf(stderr, "bench: wrote %s\n", f)
+	}
+	return err
+}
+
+// setBenchtime sets the duration testing.Benchmark aims for and returns a
+// function that puts the previous value back.
+func setBenchtime(d time.Duration) (restore func()) {
+	testing.Init() // registers -test.benchtime; a no-op when already done
+	f := flag.Lookup("test.benchtime")
+	old := f.Value.String()
+	if err := f.Value.Set(d.String()); err != nil {
+		panic(err)
+	}
+	return func() { _ = f.Value.Set(old) }
+}

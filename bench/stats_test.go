@@ -1,0 +1,66 @@
+package main
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 2.5},
+		{[]float64{nan, 5}, 5},
+	} {
+		if got := median(c.in); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	if got := median([]float64{nan}); !math.IsNaN(got) {
+		t.Errorf("median(NaN) = %v, want NaN", got)
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	var ds []time.Duration
+	for i := 100; i >= 1; i-- {
+		ds = append(ds, time.Duration(i))
+	}
+	if got := percentile(ds, 0.5); got != 50 {
+		t.Errorf("p50 = %v, want 50", got)
+	}
+	if got := percentile(ds, 0.99); got != 99 {
+		t.Errorf("p99 = %v, want 99", got)
+	}
+	if got := percentile(ds[:1], 0.99); got != 100 {
+		t.Errorf("p99 of one = %v, want 100", got)
+	}
+}
+
+func TestShortDur(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		time.Hour:                    "1h",
+		2 * time.Hour:                "2h",
+		90 * time.Minute:             "1h30m",
+		5 * time.Minute:              "5m",
+		1500 * time.Millisecond:      "1.5s",
+		100 * time.Microsecond:       "100µs",
+		time.Hour + 30*time.Second:   "1h0m30s",
+		time.Hour + time.Millisecond: "1h0m0.001s",
+	} {
+		if got := shortDur(d); got != want {
+			t.Errorf("shortDur(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 1000: "1k", 10_000: "10k", 100_000: "100k", 1_000_000: "1M", 1500: "1500"} {
+		if got := count(n); got != want {
+			t.Errorf("count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
