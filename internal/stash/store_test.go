@@ -3,6 +3,7 @@ package stash
 import (
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // tiny is a two-level geometry: buckets of one key, 8 top-level slots of 8
@@ -279,3 +280,5 @@ func TestValidBounds(t *testing.T) {
 		t.Fatalf("rest of bucket 30: %v", got)
 	}
 }
+
+func unsafePointer[T any](p *T) unsafe.Pointer { return unsafe.Pointer(p) }
