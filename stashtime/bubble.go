@@ -1,13 +1,55 @@
 package stashtime
 
-import "time"
+import (
+	"flag"
+	"os"
+	"strings"
+	"sync"
+	"time"
 
-// inBubble reports whether the calling goroutine runs inside a
-// testing/synctest bubble. There, time.Now carries no monotonic reading
-// (bubbles run on a fake clock), and a channel made inside must never be
-// touched from the driver's goroutine, outside, so the package-level
-// functions hand the work to package time.
-func inBubble() bool {
-	now := time.Now()
-	return now == now.Round(0)
+	"github.com/stashgo/stash/internal/clock"
+)
+
+// Bubbles of testing/synctest run on a fake clock, and a channel made inside
+// one must never be touched from the driver's goroutine, outside it: that is
+// a fatal error. So the package-level functions hand the work to package
+// time inside a bubble. A bubble shows itself by a time.Now without a
+// monotonic reading.
+//
+// Bubbles exist only in test binaries, so elsewhere the check is a single
+// load. In a test binary, the wall-clock read it costs also provides the
+// monotonic reading the timer needs (see now).
+
+// testBinary reports whether the program is a test binary: one built by go
+// test (named *.test), or one whose testing flags are registered.
+var testBinary = sync.OnceValue(func() bool {
+	return strings.HasSuffix(os.Args[0], ".test") || flag.Lookup("test.v") != nil
+})
+
+// monoBase pairs a time.Time with a system clock reading taken just after
+// it, so a later time.Now converts to a system clock reading by difference.
+// The conversion errs late by the gap between the two reads, never early.
+var monoBase = sync.OnceValue(func() struct {
+	t    time.Time
+	mono int64
+} {
+	t := time.Now()
+	return struct {
+		t    time.Time
+		mono int64
+	}{t, clock.Mono()}
+})
+
+// now returns the system clock reading to start a timer from, and false if
+// the calling goroutine is inside a synctest bubble.
+func now() (int64, bool) {
+	if !testBinary() {
+		return clock.Mono(), true
+	}
+	t := time.Now()
+	if t == t.Round(0) {
+		return 0, false
+	}
+	b := monoBase()
+	return b.mono + int64(t.Sub(b.t)), true
 }

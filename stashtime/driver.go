@@ -7,12 +7,6 @@ import (
 	"slices"
 )
 
-// peepLimit bounds how many holders the driver looks at to find its next
-// deadline. Past it, the driver wakes at the bucket it reached and lets the
-// walk consume what it skipped (stopped timers, deadlines pushed later), so
-// the work stays O(1) amortized per holder.
-const peepLimit = 64
-
 // A driver is the wheel's single consumer. It runs on one goroutine locked
 // to its OS thread and owns the store's read side, the near heap and the
 // batch.
@@ -203,8 +197,12 @@ func (d *driver) clean() {
 	d.w.cleans.Add(1)
 }
 
-// next returns the deadline to sleep to: the soonest of the near heap, the
-// overflow area and the first live holders in the store.
+// next returns the deadline to sleep to: the soonest of the near heap's
+// top, the overflow area's lowest key and the start of the first bucket that
+// holds anything. Waking at a bucket's start, the pass moves the bucket's
+// holders into the near heap (or fires them), so finding the next deadline
+// never scans a bucket, and the driver wakes at most once per non-empty
+// bucket beyond the timers themselves.
 func (d *driver) next() int64 {
 	w := d.w
 	next := int64(math.MaxInt64)
@@ -214,20 +212,9 @@ func (d *driver) next() int64 {
 	if m, ok := w.store.OverflowMin(); ok && m < uint64(next) {
 		next = int64(m)
 	}
-	n := 0
-	for b, e := range w.store.Peep(uint64(next)) {
-		if int64(b) >= next {
-			break
-		}
-		e.mu.Lock()
-		if e.pending && e.holderFor(false, int64(b)) && e.when < next {
-			next = e.when
-		}
-		e.mu.Unlock()
-		if n++; n >= peepLimit {
-			next = min(next, int64(b))
-			break
-		}
+	for b := range w.store.Peep(uint64(next)) {
+		next = min(next, int64(b))
+		break
 	}
 	return next
 }

@@ -8,21 +8,23 @@ import (
 // NewTimer creates a new Timer that will send the current time on its
 // channel after at least duration d.
 func NewTimer(d Duration) *Timer {
-	if inBubble() {
+	now, ok := now()
+	if !ok {
 		t := time.NewTimer(d)
 		return &Timer{C: t.C, std: t}
 	}
-	return Default().NewTimer(d)
+	return Default().newTimer(now, d)
 }
 
 // AfterFunc waits for the duration to elapse and then calls f in its own
 // goroutine. It returns a Timer that can be used to cancel the call using
 // its Stop method. The returned Timer's C field is nil.
 func AfterFunc(d Duration, f func()) *Timer {
-	if inBubble() {
+	now, ok := now()
+	if !ok {
 		return &Timer{std: time.AfterFunc(d, f)}
 	}
-	return Default().AfterFunc(d, f)
+	return Default().afterFunc(now, d, f)
 }
 
 // After waits for the duration to elapse and then sends the current time on
@@ -37,11 +39,12 @@ func NewTicker(d Duration) *Ticker {
 	if d <= 0 {
 		panic("non-positive interval for NewTicker")
 	}
-	if inBubble() {
+	now, ok := now()
+	if !ok {
 		t := time.NewTicker(d)
 		return &Ticker{C: t.C, std: t}
 	}
-	return Default().NewTicker(d)
+	return Default().newTicker(now, d)
 }
 
 // Tick is a convenience wrapper for NewTicker providing access to the
@@ -62,9 +65,10 @@ func Sleep(d Duration) {
 	if d == math.MaxInt64 {
 		select {} // never returns, and costs the wheel nothing
 	}
-	if inBubble() {
+	now, ok := now()
+	if !ok {
 		time.Sleep(d)
 		return
 	}
-	Default().Sleep(d)
+	<-Default().newTimer(now, d).C
 }

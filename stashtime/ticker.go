@@ -18,10 +18,13 @@ func (w *Wheel) NewTicker(d Duration) *Ticker {
 	if d <= 0 {
 		panic("non-positive interval for NewTicker")
 	}
+	return w.newTicker(w.clock.Now(), d)
+}
+
+func (w *Wheel) newTicker(now int64, d Duration) *Ticker {
 	c := make(chan Time, 1)
 	t := &Ticker{C: c, e: &entry{w: w, kind: kindTicker, period: int64(d), ch: makeWeakChan(c)}}
-	_, when := w.deadline(d)
-	w.start(t.e, when)
+	w.start(t.e, deadline(now, d))
 	return t
 }
 
@@ -67,7 +70,7 @@ func (t *Ticker) Reset(d Duration) {
 		panic("time: Reset called on uninitialized Ticker")
 	}
 	w := e.w
-	_, when := w.deadline(d)
+	when := deadline(w.clock.Now(), d)
 	e.mu.Lock()
 	e.drain()
 	e.period = int64(d)

@@ -24,10 +24,12 @@ type funcTimer struct {
 
 // NewTimer creates a new Timer on w that will send the current time on its
 // channel after at least duration d.
-func (w *Wheel) NewTimer(d Duration) *Timer {
+func (w *Wheel) NewTimer(d Duration) *Timer { return w.newTimer(w.clock.Now(), d) }
+
+func (w *Wheel) newTimer(now int64, d Duration) *Timer {
 	c := make(chan Time, 1)
 	t := &Timer{C: c, e: &entry{w: w, kind: kindChan, ch: makeWeakChan(c)}}
-	_, when := w.deadline(d)
+	when := deadline(now, d)
 	if d <= 0 {
 		c <- w.clock.Time(when) // due now: receivable before NewTimer returns
 		w.fired.Add(1)
@@ -41,10 +43,13 @@ func (w *Wheel) NewTimer(d Duration) *Timer {
 // own goroutine. It returns a Timer that can be used to cancel the call
 // using its Stop method. The returned Timer's C field is nil.
 func (w *Wheel) AfterFunc(d Duration, f func()) *Timer {
+	return w.afterFunc(w.clock.Now(), d, f)
+}
+
+func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
 	ft := &funcTimer{e: entry{w: w, kind: kindFunc, f: f}}
 	ft.t.e = &ft.e
-	_, when := w.deadline(d)
-	w.start(&ft.e, when)
+	w.start(&ft.e, deadline(now, d))
 	return &ft.t
 }
 
@@ -97,7 +102,7 @@ func (t *Timer) Reset(d Duration) bool {
 		panic("time: Reset called on uninitialized Timer")
 	}
 	w := e.w
-	_, when := w.deadline(d)
+	when := deadline(w.clock.Now(), d)
 	e.mu.Lock()
 	drained := false
 	if e.kind == kindChan {

@@ -170,17 +170,16 @@ func (w *Wheel) Sync() {
 	}
 }
 
-// deadline turns a duration into an absolute deadline: d <= 0 is now, and
-// an overflow clamps to math.MaxInt64 (never).
-func (w *Wheel) deadline(d Duration) (now, when int64) {
-	now = w.clock.Now()
+// deadline turns a duration from now into an absolute deadline: d <= 0 is
+// now, and an overflow clamps to math.MaxInt64 (never).
+func deadline(now int64, d Duration) int64 {
 	if d <= 0 {
-		return now, now
+		return now
 	}
-	if when = now + int64(d); when < now {
-		when = math.MaxInt64
+	if when := now + int64(d); when >= now {
+		return when
 	}
-	return now, when
+	return math.MaxInt64
 }
 
 func (w *Wheel) bucketOf(when int64) int64 { return when - when%w.bucket }
