@@ -107,9 +107,9 @@ func (cl *client) idle(c net.Conn) {
 // stopBusy makes the busy connections hang up.
 func (cl *client) stopBusy() { close(cl.stop) }
 
-// waitIdle waits up to timeout for the server to close the idle
-// connections, and reports whether it did.
-func (cl *client) waitIdle(ctx context.Context, timeout time.Duration) bool {
+// waitIdle waits up to timeout, or until ctx is done, for the server to
+// close the idle connections.
+func (cl *client) waitIdle(ctx context.Context, timeout time.Duration) {
 	done := make(chan struct{})
 	go func() {
 		cl.idleLeft.Wait() // returns at the latest after close
@@ -119,11 +119,9 @@ func (cl *client) waitIdle(ctx context.Context, timeout time.Duration) bool {
 	defer t.Stop()
 	select {
 	case <-done:
-		return true
 	case <-t.C:
 	case <-ctx.Done():
 	}
-	return false
 }
 
 // close hangs up every connection and waits for their goroutines. stopBusy
