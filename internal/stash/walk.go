@@ -44,7 +44,8 @@ func (s *Store[T]) Walk(end uint64) iter.Seq2[uint64, *T] {
 			from, target, hi = s.advance(end)
 			w.floor = math.MaxUint64
 			reading = true
-			w.root(from, s.limit(hi))
+			hi = s.limit(hi)
+			w.root(s.rootKids(from, hi), from, hi)
 			reading = false
 			s.settle(w.floor)
 			if w.floor != math.MaxUint64 || target >= end-end%s.bucket {
@@ -113,7 +114,8 @@ func (s *Store[T]) PeepRange(begin, end uint64) iter.Seq2[uint64, *T] {
 		defer s.release()
 		s.drain()
 		w := walker[T]{s: s, yield: yield, floor: math.MaxUint64}
-		w.root(begin, s.limit(end))
+		hi := s.limit(end)
+		w.root(s.rootKids(begin, hi), begin, hi)
 	}
 }
 
@@ -137,30 +139,37 @@ type walker[T any] struct {
 
 // root walks the coarsest level, whose slots are reused every revolution.
 // The window may be longer than a revolution (FirstValid was lowered far by
-// a late key), so the children whose bases fall in the window are gathered
-// and visited in key order; a child of an older revolution is left to
-// Clean.
-func (w *walker[T]) root(from, hi uint64) {
-	lv := w.s.levels[0]
-	n := w.s.root
-	lo := from - from%lv.Div
-	kids := w.s.rootBuf[:0]
-	for i := n.next(0, lv.Mod); i < lv.Mod; i = n.next(i+1, lv.Mod) {
-		c := n.child(i, lv)
-		if c == nil {
-			continue
-		}
-		if b := baseOf(c, len(w.s.levels) == 1); b >= lo && b < hi {
-			kids = append(kids, rootKid{b, c})
-		}
-	}
-	w.s.rootBuf = kids[:0]
-	slices.SortFunc(kids, func(a, b rootKid) int { return cmp.Compare(a.base, b.base) })
+// a late key), so kids, the children whose bases fall in the window, come
+// gathered in key order (rootKids); a child of an older revolution is left
+// to Clean.
+func (w *walker[T]) root(kids []rootKid, from, hi uint64) {
 	for _, k := range kids {
 		if !w.visit(k.c, 1, from, hi) {
 			return
 		}
 	}
+}
+
+// rootKids returns the children of the root whose bases fall in the window
+// [from, hi) rounded down to a top-level slot, in key order. The slice is
+// the consumer's scratch space, valid until the next call.
+func (s *Store[T]) rootKids(from, hi uint64) []rootKid {
+	lv := s.levels[0]
+	n := s.root
+	lo := from - from%lv.Div
+	kids := s.rootBuf[:0]
+	for i := n.next(0, lv.Mod); i < lv.Mod; i = n.next(i+1, lv.Mod) {
+		c := n.child(i, lv)
+		if c == nil {
+			continue
+		}
+		if b := baseOf(c, len(s.levels) == 1); b >= lo && b < hi {
+			kids = append(kids, rootKid{b, c})
+		}
+	}
+	s.rootBuf = kids
+	slices.SortFunc(kids, func(a, b rootKid) int { return cmp.Compare(a.base, b.base) })
+	return kids
 }
 
 // A rootKid is a child of the root gathered by a walk.
