@@ -21,9 +21,24 @@ import (
 // monotonic reading the timer needs (see now).
 
 // testBinary reports whether the program is a test binary: one built by go
-// test (named *.test), or one whose testing flags are registered.
+// test (named *.test, or *.test.exe on Windows), one run with testing flags
+// (go test always passes -test.paniconexit0 and -test.timeout), or one whose
+// testing flags are registered.
+//
+// The answer is computed once, at the first timer, which may come while
+// packages initialize: before package testing registers its flags (in
+// main). The name and the arguments are known from the start, so a test
+// binary renamed by go test -c -o is still recognized then.
 var testBinary = sync.OnceValue(func() bool {
-	return strings.HasSuffix(os.Args[0], ".test") || flag.Lookup("test.v") != nil
+	if strings.HasSuffix(os.Args[0], ".test") || strings.HasSuffix(os.Args[0], ".test.exe") {
+		return true
+	}
+	for _, a := range os.Args[1:] {
+		if strings.HasPrefix(a, "-test.") || strings.HasPrefix(a, "--test.") {
+			return true
+		}
+	}
+	return flag.Lookup("test.v") != nil
 })
 
 // monoBase pairs a time.Time with a system clock reading taken just after

@@ -212,9 +212,16 @@ func TestFidelityHelperProcess(t *testing.T) {
 		fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
 		os.Exit(3)
 	}
+	helperT = t
 	h()
+	if t.Failed() {
+		os.Exit(1)
+	}
 	os.Exit(0)
 }
+
+// helperT is the child's *testing.T, for scenarios that need one.
+var helperT *testing.T
 
 type childResult struct {
 	code           int // exit status; -1 when killed at the timeout
