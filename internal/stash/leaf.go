@@ -1,6 +1,7 @@
 package stash
 
 import (
+	"math"
 	"sync/atomic"
 	"unsafe"
 )
@@ -27,7 +28,8 @@ type segment struct {
 // the segment that holds it, and first the oldest segment still referenced
 // (Clean moves it up to walkSeg, dropping consumed segments).
 type leaf struct {
-	base    uint64 // first key of the bucket
+	base    uint64        // first key of the bucket
+	min     atomic.Uint64 // lowest key ever added: a floor for what the walk has not read
 	end     atomic.Uint64
 	tail    atomic.Pointer[segment] // newest segment: where producers start looking
 	first   atomic.Pointer[segment]
@@ -38,11 +40,23 @@ type leaf struct {
 
 func newLeaf(base uint64, chunk int) *leaf {
 	l := &leaf{base: base}
+	l.min.Store(math.MaxUint64)
 	l.seg0.slots = makeSlots(segChunks*chunk, chunk)
 	l.tail.Store(&l.seg0)
 	l.first.Store(&l.seg0)
 	l.walkSeg = &l.seg0
 	return l
+}
+
+// lowerMin makes the leaf's floor at most key. Producers call it before they
+// reserve a slot, so a walk that reads the slot sees the floor.
+func (l *leaf) lowerMin(key uint64) {
+	for {
+		m := l.min.Load()
+		if key >= m || l.min.CompareAndSwap(m, key) {
+			return
+		}
+	}
 }
 
 // reserve claims the next slot and returns its address; the slot reads as

@@ -26,6 +26,8 @@ type Store[T any] struct {
 	ov   overflow
 	busy atomic.Bool // a consumer operation is running
 
+	stopFloor uint64 // see StopFloor; the consumer's
+
 	rootBuf []rootKid // the consumer's scratch space for walking the root
 }
 
@@ -80,6 +82,12 @@ func (s *Store[T]) OverflowMin() (key uint64, ok bool) {
 	return m, m != math.MaxUint64
 }
 
+// StopFloor is, after a Walk that the caller stopped early, a lower bound of
+// the keys of the values that Walk has not yet returned; after a Walk that
+// ran to its end it is math.MaxUint64. A consumer that batches what it walks
+// may act on everything below it in key order.
+func (s *Store[T]) StopFloor() uint64 { return s.stopFloor }
+
 // Add stores v at key. It never blocks and may run concurrently with any
 // other method. Values at one key are walked in the order they were added.
 // Add panics if v is nil.
@@ -115,6 +123,7 @@ func (s *Store[T]) add(key uint64, p unsafe.Pointer) {
 			}
 			return
 		}
+		l.lowerMin(key)
 		slot := l.reserve(s.leafChunk)
 		atomic.StorePointer(slot, p)
 		// A walk may have passed key between the first lower and the store.

@@ -29,6 +29,7 @@ func (s *Store[T]) Walk(end uint64) iter.Seq2[uint64, *T] {
 	return func(yield func(uint64, *T) bool) {
 		s.acquire()
 		defer s.release()
+		s.stopFloor = math.MaxUint64
 		w := walker[T]{s: s, consume: true, yield: yield}
 		// If the loop body panics mid-step, FirstValid goes back to where
 		// the step began, so nothing the step had not reached is stranded.
@@ -243,6 +244,9 @@ func (w *walker[T]) leaf(l *leaf) bool {
 		if !w.yield(l.base, (*T)(p)) {
 			i++
 			w.stop(l.base)
+			if w.consume {
+				w.s.stopFloor = max(l.base, l.min.Load())
+			}
 			return false
 		}
 	}
