@@ -1,0 +1,105 @@
+package stash
+
+import "testing"
+
+// rootChildren counts the root's children.
+func rootChildren[T any](s *Store[T]) int {
+	n := 0
+	lv := s.levels[0]
+	for i := range lv.Mod {
+		if s.root.child(i, lv) != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCleanBelowFirstValid checks that Clean detaches exactly the subtrees
+// wholly below FirstValid, with no time margin, and keeps the rest.
+func TestCleanBelowFirstValid(t *testing.T) {
+	s := mustNew[kv](t, tiny(), 0)
+	for _, k := range []uint64{1, 9, 17, 20, 40} {
+		s.Add(k, &kv{key: k})
+	}
+	if s.Clean() != 0 {
+		t.Fatal("Clean detached something before any walk")
+	}
+	walkAll(s, 18) // FirstValid 18: [0,8) and [8,16) are done; [16,24) is not
+	if n := s.Clean(); n != 3 {
+		t.Fatalf("Clean detached %d subtrees, want 3 ([0,8), [8,16) and leaf 17)", n)
+	}
+	if n := rootChildren(s); n != 2 {
+		t.Fatalf("%d root children left, want 2 ([16,24) and [40,48))", n)
+	}
+	// Inside the kept subtree, the leaves below FirstValid go too.
+	if n := s.Clean(); n != 0 {
+		t.Fatalf("second Clean detached %d", n)
+	}
+	walkAll(s, 41)
+	if n := s.Clean(); n != 2 {
+		t.Fatalf("Clean after Walk(41) detached %d, want 2 ([16,24) and leaf 40)", n)
+	}
+	if got := walkAll(s, 64); len(got) != 0 {
+		t.Fatalf("walk after clean found %v", got)
+	}
+	s.Add(41, &kv{key: 41, id: 5})
+	if got := walkAll(s, 64); !equalInts(ids(got), []int{5}) {
+		t.Fatalf("walk found %v, want [5]", ids(got))
+	}
+}
+
+// TestCleanLeafLevel checks Clean's leaf-level step: leaves below FirstValid
+// inside a live node are detached, and the leaf FirstValid is in keeps.
+func TestCleanLeafLevel(t *testing.T) {
+	s := mustNew[kv](t, tiny(), 0)
+	for _, k := range []uint64{1, 2, 3, 5} {
+		s.Add(k, &kv{key: k})
+	}
+	walkAll(s, 3)
+	if n := s.Clean(); n != 2 {
+		t.Fatalf("Clean detached %d leaves, want 2 (1 and 2)", n)
+	}
+	if got := walkAll(s, 8); len(got) != 2 {
+		t.Fatalf("walk after a leaf clean: %v", got)
+	}
+}
+
+// TestCleanSalvage makes a late producer store a value into a subtree that
+// Clean is about to detach (from Clean's own trace hook, between detaching
+// one subtree and the next): Clean's salvage re-adds it, and the walk
+// returns it exactly once.
+func TestCleanSalvage(t *testing.T) {
+	var s *Store[kv]
+	added := false
+	var ops []Op
+	cfg := tiny()
+	cfg.Trace = func(e Event) {
+		ops = append(ops, e.Op)
+		if e.Op == OpClean && e.Key == 0 && !added {
+			added = true
+			s.Add(12, &kv{key: 12, id: 1}) // into [8,16), still attached
+		}
+	}
+	s = mustNew[kv](t, cfg, 0)
+	s.Add(3, &kv{key: 3})
+	s.Add(12, &kv{key: 12})
+	walkAll(s, 50)
+	if n := s.Clean(); n != 2 {
+		t.Fatalf("Clean detached %d, want 2", n)
+	}
+	salvaged := 0
+	for _, op := range ops {
+		if op == OpSalvage {
+			salvaged++
+		}
+	}
+	if salvaged != 1 {
+		t.Fatalf("%d salvage events, want 1 (events %v)", salvaged, ops)
+	}
+	if got := walkAll(s, 50); !equalInts(ids(got), []int{1}) {
+		t.Fatalf("walk after salvage %v, want [1]", ids(got))
+	}
+	if got := walkAll(s, 64); len(got) != 0 {
+		t.Fatalf("value returned twice: %v", ids(got))
+	}
+}
