@@ -41,20 +41,6 @@ var testBinary = sync.OnceValue(func() bool {
 	return flag.Lookup("test.v") != nil
 })
 
-// monoBase pairs a time.Time with a system clock reading taken just after
-// it, so a later time.Now converts to a system clock reading by difference.
-// The conversion errs late by the gap between the two reads, never early.
-var monoBase = sync.OnceValue(func() struct {
-	t    time.Time
-	mono int64
-} {
-	t := time.Now()
-	return struct {
-		t    time.Time
-		mono int64
-	}{t, clock.Mono()}
-})
-
 // now returns the system clock reading to start a timer from, and false if
 // the calling goroutine is inside a synctest bubble.
 func now() (int64, bool) {
@@ -65,6 +51,5 @@ func now() (int64, bool) {
 	if t == t.Round(0) {
 		return 0, false
 	}
-	b := monoBase()
-	return b.mono + int64(t.Sub(b.t)), true
+	return clock.FromTime(t), true
 }

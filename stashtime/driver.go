@@ -1,36 +1,27 @@
 package stashtime
 
 import (
-	"cmp"
 	"math"
 	"runtime"
-	"slices"
 )
 
 // A driver is the wheel's single consumer. It runs on one goroutine locked
-// to its OS thread and owns the store's read side, the near heap and the
-// batch.
+// to its OS thread and owns the store's read side and the near heap.
 //
-// Each pass: walk every bucket that starts at or before now, examine each
-// holder met (drop it if stale or stopped, re-file it if its deadline moved
-// later, keep it in the near heap if it is due later within the current
-// bucket, collect it if due), then fire the collected timers in deadline
-// order, at most MaxBatch per pass; clean what the walk passed; find the
-// next deadline; publish it; check again; sleep.
+// Each pass walks every bucket that starts at or before now and examines
+// each holder met: a stale or stopped one is dropped, one whose deadline is
+// in a later bucket is re-filed in the store, and the rest (due, or due
+// later in the bucket now is in) go to the near heap. Then it fires, in
+// deadline order, what the heap holds that is due. A pass walks and fires
+// at most MaxBatch timers; when the walk stops early it fires only what lies
+// below the store's StopFloor, so deadline order holds across batches. After
+// the last pass it cleans what the walk passed, finds the next deadline,
+// publishes it, checks again, and sleeps.
 type driver struct {
 	w         *Wheel
 	heap      nearHeap
-	batch     []due
 	syncs     []chan struct{}
 	lastClean uint64
-}
-
-// A due timer, collected by a pass and fired after the batch is sorted.
-type due struct {
-	when int64
-	e    *entry
-	heap bool  // its holder was in the near heap
-	key  int64 // its holder's key
 }
 
 func (w *Wheel) run() {
@@ -63,76 +54,77 @@ func (d *driver) pass() bool {
 	w := d.w
 	now := w.clock.Now()
 	w.walks.Add(1)
-	d.batch = d.batch[:0]
+	n, cut := 0, false
 	for b, e := range w.store.Walk(uint64(now) + 1) {
-		d.examine(e, false, int64(b), now)
-		if len(d.batch) >= w.maxBatch {
+		d.examine(e, int64(b), now)
+		if n++; n >= w.maxBatch {
+			cut = true
 			break
 		}
 	}
-	for len(d.heap) > 0 && d.heap[0].key <= now && len(d.batch) < w.maxBatch {
-		it := d.heap.pop()
-		d.examine(it.e, true, it.key, now)
+	floor := int64(math.MaxInt64)
+	if cut {
+		floor = int64(min(w.store.StopFloor(), math.MaxInt64))
 	}
-	if len(d.batch) == 0 {
-		return false
-	}
-	slices.SortStableFunc(d.batch, func(a, b due) int { return cmp.Compare(a.when, b.when) })
 	now = w.clock.Now()
-	for i := range d.batch {
-		d.fire(&d.batch[i], now)
-		d.batch[i] = due{}
+	fired := 0
+	for len(d.heap) > 0 && d.heap[0].key <= now && d.heap[0].key <= floor {
+		if fired >= w.maxBatch {
+			return true
+		}
+		it := d.heap.pop()
+		if d.fire(it, now) {
+			fired++
+		}
 	}
-	return len(d.batch) >= w.maxBatch
+	return cut
 }
 
-// examine handles one holder met by the walk or popped from the near heap:
-// drop it if stale or stopped, re-file it if not yet due, collect it if due.
-func (d *driver) examine(e *entry, heap bool, key, now int64) {
+// examine handles a holder the walk met in the bucket starting at b.
+func (d *driver) examine(e *entry, b, now int64) {
 	e.mu.Lock()
 	switch {
-	case !e.holderFor(heap, key):
+	case !e.holderFor(false, b):
 		// Stale: the entry has a newer holder.
 	case !e.pending:
 		e.queued = false
-	case e.when > now:
-		d.refile(e, now)
 	default:
-		d.batch = append(d.batch, due{e.when, e, heap, key})
+		d.refile(e, now)
 	}
 	e.mu.Unlock()
 }
 
-// refile gives a pending entry whose deadline is after now a new holder:
-// the near heap if its deadline is in the bucket the walk has consumed, the
-// store otherwise. e.mu is held.
+// refile gives a pending entry a new holder: the near heap if it is due by
+// the end of the bucket now is in, the store otherwise. e.mu is held.
 func (d *driver) refile(e *entry, now int64) {
 	w := d.w
-	if w.bucketOf(e.when) == w.bucketOf(now) {
-		e.qheap, e.qkey = true, e.when
+	if e.when <= now || w.bucketOf(e.when) == w.bucketOf(now) {
+		e.queued, e.qheap, e.qkey = true, true, e.when
 		d.heap.push(nearItem{e.when, e})
 		return
 	}
-	e.qheap, e.qkey = false, w.bucketOf(e.when)
-	w.store.Add(uint64(e.when), e)
+	w.store.Add(uint64(w.file(e, now)), e)
 }
 
-// fire fires a collected timer if it is still armed as collected.
-func (d *driver) fire(t *due, now int64) {
+// fire fires the timer of a near-heap holder if it is still its live
+// holder, still armed and due; it reports whether it fired.
+func (d *driver) fire(it nearItem, now int64) bool {
 	w := d.w
-	e := t.e
+	e := it.e
 	e.mu.Lock()
-	if !e.holderFor(t.heap, t.key) || !e.pending {
-		if e.holderFor(t.heap, t.key) {
-			e.queued = false
-		}
+	if !e.holderFor(true, it.key) {
 		e.mu.Unlock()
-		return
+		return false
 	}
-	if e.when > now { // reset later in place since collected
+	if !e.pending {
+		e.queued = false
+		e.mu.Unlock()
+		return false
+	}
+	if e.when > now { // reset later in place while in the heap
 		d.refile(e, now)
 		e.mu.Unlock()
-		return
+		return false
 	}
 	when := e.when
 	w.late.record(now - when)
@@ -144,7 +136,7 @@ func (d *driver) fire(t *due, now int64) {
 		f := e.f
 		e.mu.Unlock()
 		go call(f)
-		return
+		return true
 	case kindChan:
 		e.pending, e.queued = false, false
 		w.live.Add(-1)
@@ -169,6 +161,7 @@ func (d *driver) fire(t *due, now int64) {
 		d.refile(e, now)
 	}
 	e.mu.Unlock()
+	return true
 }
 
 // call runs f. It is the body of AfterFunc's goroutine, so that a nil f
@@ -203,9 +196,16 @@ func (d *driver) clean() {
 // holders into the near heap (or fires them), so finding the next deadline
 // never scans a bucket, and the driver wakes at most once per non-empty
 // bucket beyond the timers themselves.
+//
+// With no timer armed it is math.MaxInt64, whatever stale holders remain:
+// the driver then parks on a Go channel, not in a system call, so that the
+// runtime still reports a deadlock in a program that has one.
 func (d *driver) next() int64 {
 	w := d.w
 	next := int64(math.MaxInt64)
+	if w.live.Load() == 0 {
+		return next
+	}
 	if len(d.heap) > 0 {
 		next = d.heap[0].key
 	}

@@ -44,10 +44,11 @@ func (e *entry) holderFor(heap bool, key int64) bool {
 	return e.queued && e.qheap == heap && e.qkey == key
 }
 
-// arm sets a new deadline and reports whether the caller must add a new
-// holder to the store (it must, unless the live holder is examined no later
-// than when). It returns whether the entry was pending. e.mu is held.
-func (e *entry) arm(when int64) (wasPending, add bool) {
+// arm sets a new deadline, seen at now. Unless the live holder is examined
+// no later than when, it files a new holder and returns the key the caller
+// must add e at after unlocking; else key is -1. It also reports whether e
+// was pending. e.mu is held.
+func (e *entry) arm(now, when int64) (wasPending bool, key int64) {
 	wasPending = e.pending
 	if !wasPending {
 		e.w.live.Add(1)
@@ -55,10 +56,9 @@ func (e *entry) arm(when int64) (wasPending, add bool) {
 	e.pending = true
 	e.when = when
 	if e.queued && e.qkey <= when {
-		return wasPending, false
+		return wasPending, -1
 	}
-	e.queued, e.qheap, e.qkey = true, false, e.w.bucketOf(when)
-	return wasPending, true
+	return wasPending, e.w.file(e, now)
 }
 
 // disarm stops the current arming and reports whether it was pending.
@@ -68,7 +68,9 @@ func (e *entry) disarm() bool {
 		return false
 	}
 	e.pending = false
-	e.w.live.Add(-1)
 	e.w.stopped.Add(1)
+	if e.w.live.Add(-1) == 0 {
+		e.w.idle()
+	}
 	return true
 }

@@ -24,7 +24,7 @@ func (w *Wheel) NewTicker(d Duration) *Ticker {
 func (w *Wheel) newTicker(now int64, d Duration) *Ticker {
 	c := make(chan Time, 1)
 	t := &Ticker{C: c, e: &entry{w: w, kind: kindTicker, period: int64(d), ch: makeWeakChan(c)}}
-	w.start(t.e, deadline(now, d))
+	w.start(t.e, now, deadline(now, d))
 	return t
 }
 
@@ -70,14 +70,15 @@ func (t *Ticker) Reset(d Duration) {
 		panic("time: Reset called on uninitialized Ticker")
 	}
 	w := e.w
-	when := deadline(w.clock.Now(), d)
+	now := w.clock.Now()
+	when := deadline(now, d)
 	e.mu.Lock()
 	e.drain()
 	e.period = int64(d)
-	_, add := e.arm(when)
+	_, key := e.arm(now, when)
 	e.mu.Unlock()
-	if add {
-		w.store.Add(uint64(when), e)
+	if key >= 0 {
+		w.store.Add(uint64(key), e)
 	}
 	w.wakeIfEarlier(when)
 }

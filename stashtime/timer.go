@@ -35,7 +35,7 @@ func (w *Wheel) newTimer(now int64, d Duration) *Timer {
 		w.fired.Add(1)
 		return t
 	}
-	w.start(t.e, when)
+	w.start(t.e, now, when)
 	return t
 }
 
@@ -49,7 +49,7 @@ func (w *Wheel) AfterFunc(d Duration, f func()) *Timer {
 func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
 	ft := &funcTimer{e: entry{w: w, kind: kindFunc, f: f}}
 	ft.t.e = &ft.e
-	w.start(&ft.e, deadline(now, d))
+	w.start(&ft.e, now, deadline(now, d))
 	return &ft.t
 }
 
@@ -58,10 +58,11 @@ func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
 func (w *Wheel) After(d Duration) <-chan Time { return w.NewTimer(d).C }
 
 // start arms a new entry, not yet visible to anyone else, at when.
-func (w *Wheel) start(e *entry, when int64) {
-	e.pending, e.queued, e.when, e.qkey = true, true, when, w.bucketOf(when)
+func (w *Wheel) start(e *entry, now, when int64) {
+	e.pending, e.when = true, when
 	w.live.Add(1)
-	w.add(e, when)
+	w.store.Add(uint64(w.file(e, now)), e)
+	w.wakeIfEarlier(when)
 }
 
 // Stop prevents the Timer from firing. It returns true if the call stops
@@ -102,7 +103,8 @@ func (t *Timer) Reset(d Duration) bool {
 		panic("time: Reset called on uninitialized Timer")
 	}
 	w := e.w
-	when := deadline(w.clock.Now(), d)
+	now := w.clock.Now()
+	when := deadline(now, d)
 	e.mu.Lock()
 	drained := false
 	if e.kind == kindChan {
@@ -117,10 +119,10 @@ func (t *Timer) Reset(d Duration) bool {
 			return was || drained
 		}
 	}
-	was, add := e.arm(when)
+	was, key := e.arm(now, when)
 	e.mu.Unlock()
-	if add {
-		w.store.Add(uint64(when), e)
+	if key >= 0 {
+		w.store.Add(uint64(key), e)
 	}
 	w.wakeIfEarlier(when)
 	return was || drained

@@ -3,6 +3,7 @@ package stashtime
 import (
 	"errors"
 	"math"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -184,11 +185,41 @@ func deadline(now int64, d Duration) int64 {
 
 func (w *Wheel) bucketOf(when int64) int64 { return when - when%w.bucket }
 
-// add files e in the store at when and wakes the driver if when is earlier
-// than the deadline it sleeps to.
-func (w *Wheel) add(e *entry, when int64) {
-	w.store.Add(uint64(when), e)
-	w.wakeIfEarlier(when)
+// exactWithin is the distance below which a timer is filed at its own
+// deadline. Beyond it, fileKey files it earlier, at a multiple of a coarser
+// grain (ratas' range scheduling): far timers share a few dense leaves
+// instead of one sparse leaf each, and most are stopped before they are ever
+// looked at. A timer met early is re-filed closer, at most about
+// log16(distance/exactWithin) times.
+const exactWithin = 1 << 26 // about 67 ms
+
+// fileKey returns the key at which to file a timer due at when, seen at now:
+// when itself if it is near, else when rounded down to a power of two
+// between a sixteenth and a thirty-second of the distance.
+func fileKey(now, when int64) int64 {
+	dist := when - now
+	if dist < exactWithin {
+		return when
+	}
+	grain := int64(1) << (bits.Len64(uint64(dist)) - 5)
+	return when - when%grain
+}
+
+// file gives e a holder in the store for a deadline seen at now, and
+// returns the key to add it at. e.mu is held or e is not yet shared.
+func (w *Wheel) file(e *entry, now int64) int64 {
+	key := fileKey(now, e.when)
+	e.queued, e.qheap, e.qkey = true, false, w.bucketOf(key)
+	return key
+}
+
+// idle wakes the driver if it sleeps toward a deadline when the last armed
+// timer has just been stopped, so that it parks without one instead.
+func (w *Wheel) idle() {
+	d := w.sleepUntil.Load()
+	if d != running && d != math.MaxInt64 && w.sleepUntil.CompareAndSwap(d, math.MaxInt64) {
+		w.poller.Wake()
+	}
 }
 
 func (w *Wheel) wakeIfEarlier(when int64) {

@@ -1,6 +1,8 @@
 package clock
 
 import (
+	"math"
+	"sync"
 	"time"
 	_ "unsafe" // for go:linkname
 )
@@ -50,7 +52,41 @@ func IsSystem(c Clock) bool {
 
 func (systemClock) Now() int64 { return nanotime() }
 
+// Time converts a reading to a time.Time. Its monotonic part is never
+// earlier than the reading, and later by at most the few nanoseconds
+// between two clock reads at the first call; its wall part follows the
+// monotonic clock from that first call, as time.Time arithmetic does.
 func (systemClock) Time(mono int64) time.Time {
-	now := time.Now()
-	return now.Add(time.Duration(mono - nanotime()))
+	b := base()
+	return b.t.Add(time.Duration(mono - b.mono))
 }
+
+// FromTime converts t's monotonic reading to a reading of System, erring
+// late by at most the gap of the base pair, never early. t must carry a
+// monotonic reading (time.Now does, outside testing/synctest bubbles).
+func FromTime(t time.Time) int64 {
+	b := base()
+	return b.mono + int64(t.Sub(b.t))
+}
+
+// A basePair is a time.Time and a system clock reading taken just before it,
+// so that conversions between the two err late, never early.
+type basePair struct {
+	t    time.Time
+	mono int64
+}
+
+// base returns the tightest of a few base pairs: the one whose two reads lay
+// closest together, in case the goroutine was preempted between them.
+var base = sync.OnceValue(func() basePair {
+	var best basePair
+	gap := int64(math.MaxInt64)
+	for range 16 {
+		mono := nanotime()
+		t := time.Now()
+		if g := nanotime() - mono; g < gap {
+			best, gap = basePair{t, mono}, g
+		}
+	}
+	return best
+})
