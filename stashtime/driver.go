@@ -133,21 +133,21 @@ func (d *driver) fire(it nearItem, now int64) bool {
 	case kindFunc:
 		e.pending, e.queued = false, false
 		w.live.Add(-1)
-		f := e.f
+		f := e.fn()
 		e.mu.Unlock()
 		go call(f)
 		return true
 	case kindChan:
 		e.pending, e.queued = false, false
 		w.live.Add(-1)
-		if c := e.ch.get(); c != nil {
+		if c := e.ch(); c != nil {
 			select {
 			case c <- w.clock.Time(when):
 			default:
 			}
 		}
 	case kindTicker:
-		c := e.ch.get()
+		c := e.ch()
 		if c == nil { // abandoned: the channel has been collected
 			e.pending, e.queued = false, false
 			w.live.Add(-1)
@@ -157,7 +157,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		case c <- w.clock.Time(when):
 		default: // a tick is already waiting: drop this one
 		}
-		e.when = nextTick(when, e.period, now)
+		e.when = nextTick(when, e.ticker().period, now)
 		d.refile(e, now)
 	}
 	e.mu.Unlock()

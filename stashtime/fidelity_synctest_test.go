@@ -56,7 +56,7 @@ func bubbleScenario(t *testing.T) {
 
 	// NewTimer and After deliver the fake deadline.
 	tm := NewTimer(time.Second)
-	if tm.std == nil {
+	if tm.e.kind != kindStdTimer {
 		t.Errorf("NewTimer in a bubble is not package time's timer")
 	}
 	if v := <-tm.C; !v.Equal(start.Add(time.Hour + time.Second)) {
@@ -109,7 +109,7 @@ func bubbleScenario(t *testing.T) {
 
 	// NewTicker and Tick tick on the fake clock, period apart.
 	tk := NewTicker(10 * time.Second)
-	if tk.std == nil {
+	if tk.e.kind != kindStdTicker {
 		t.Errorf("NewTicker in a bubble is not package time's ticker")
 	}
 	prev := since()

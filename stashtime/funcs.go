@@ -3,6 +3,7 @@ package stashtime
 import (
 	"math"
 	"time"
+	"unsafe"
 )
 
 // NewTimer creates a new Timer that will send the current time on its
@@ -11,7 +12,7 @@ func NewTimer(d Duration) *Timer {
 	now, ok := now()
 	if !ok {
 		t := time.NewTimer(d)
-		return &Timer{C: t.C, std: t}
+		return &Timer{C: t.C, e: &entry{kind: kindStdTimer, ref: unsafe.Pointer(t)}}
 	}
 	return Default().newTimer(now, d)
 }
@@ -22,7 +23,7 @@ func NewTimer(d Duration) *Timer {
 func AfterFunc(d Duration, f func()) *Timer {
 	now, ok := now()
 	if !ok {
-		return &Timer{std: time.AfterFunc(d, f)}
+		return &Timer{e: &entry{kind: kindStdTimer, ref: unsafe.Pointer(time.AfterFunc(d, f))}}
 	}
 	return Default().afterFunc(now, d, f)
 }
@@ -42,7 +43,7 @@ func NewTicker(d Duration) *Ticker {
 	now, ok := now()
 	if !ok {
 		t := time.NewTicker(d)
-		return &Ticker{C: t.C, std: t}
+		return &Ticker{C: t.C, e: &entry{kind: kindStdTicker, ref: unsafe.Pointer(t)}}
 	}
 	return Default().newTicker(now, d)
 }

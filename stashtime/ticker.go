@@ -1,15 +1,11 @@
 package stashtime
 
-import "time"
-
 // A Ticker holds a channel that delivers ticks of a clock at intervals.
 // Ticks are fixed-rate and phase-aligned; a slow receiver misses ticks
 // rather than receiving a backlog. A Ticker must be created with NewTicker.
 type Ticker struct {
 	C <-chan Time
 	e *entry
-	// std is the time.Ticker doing the work inside a testing/synctest bubble.
-	std *time.Ticker
 }
 
 // NewTicker returns a new Ticker on w whose channel delivers the time every
@@ -23,9 +19,10 @@ func (w *Wheel) NewTicker(d Duration) *Ticker {
 
 func (w *Wheel) newTicker(now int64, d Duration) *Ticker {
 	c := make(chan Time, 1)
-	t := &Ticker{C: c, e: &entry{w: w, kind: kindTicker, period: int64(d), ch: makeWeakChan(c)}}
-	w.start(t.e, now, deadline(now, d))
-	return t
+	te := &tickerEntry{entry: entry{w: w, kind: kindTicker}, period: int64(d)}
+	te.setCh(c)
+	w.start(&te.entry, now, deadline(now, d))
+	return &Ticker{C: c, e: &te.entry}
 }
 
 // Tick is NewTicker(d).C, or nil if d <= 0. An unreferenced Tick channel is
@@ -41,12 +38,12 @@ func (w *Wheel) Tick(d Duration) <-chan Time {
 // not close the channel. Stop on a Ticker not made by NewTicker does
 // nothing.
 func (t *Ticker) Stop() {
-	if t.std != nil {
-		t.std.Stop()
-		return
-	}
 	e := t.e
 	if e == nil {
+		return
+	}
+	if e.kind == kindStdTicker {
+		e.stdTicker().Stop()
 		return
 	}
 	e.mu.Lock()
@@ -61,20 +58,20 @@ func (t *Ticker) Reset(d Duration) {
 	if d <= 0 {
 		panic("non-positive interval for Ticker.Reset")
 	}
-	if t.std != nil {
-		t.std.Reset(d)
-		return
-	}
 	e := t.e
 	if e == nil {
 		panic("time: Reset called on uninitialized Ticker")
+	}
+	if e.kind == kindStdTicker {
+		e.stdTicker().Reset(d)
+		return
 	}
 	w := e.w
 	now := w.clock.Now()
 	when := deadline(now, d)
 	e.mu.Lock()
 	e.drain()
-	e.period = int64(d)
+	e.ticker().period = int64(d)
 	_, key := e.arm(now, when)
 	e.mu.Unlock()
 	if key >= 0 {

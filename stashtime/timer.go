@@ -1,7 +1,5 @@
 package stashtime
 
-import "time"
-
 // The Timer type represents a single event. When the Timer expires, the
 // current time will be sent on C, unless the Timer was created by AfterFunc.
 // A Timer must be created with NewTimer or AfterFunc.
@@ -11,8 +9,6 @@ import "time"
 type Timer struct {
 	C <-chan Time
 	e *entry
-	// std is the time.Timer doing the work inside a testing/synctest bubble.
-	std *time.Timer
 }
 
 // funcTimer puts an AfterFunc's Timer and its entry in one allocation: the
@@ -28,7 +24,8 @@ func (w *Wheel) NewTimer(d Duration) *Timer { return w.newTimer(w.clock.Now(), d
 
 func (w *Wheel) newTimer(now int64, d Duration) *Timer {
 	c := make(chan Time, 1)
-	t := &Timer{C: c, e: &entry{w: w, kind: kindChan, ch: makeWeakChan(c)}}
+	t := &Timer{C: c, e: &entry{w: w, kind: kindChan}}
+	t.e.setCh(c)
 	when := deadline(now, d)
 	if d <= 0 {
 		c <- w.clock.Time(when) // due now: receivable before NewTimer returns
@@ -47,7 +44,8 @@ func (w *Wheel) AfterFunc(d Duration, f func()) *Timer {
 }
 
 func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
-	ft := &funcTimer{e: entry{w: w, kind: kindFunc, f: f}}
+	ft := &funcTimer{e: entry{w: w, kind: kindFunc}}
+	ft.e.setFn(f)
 	ft.t.e = &ft.e
 	w.start(&ft.e, now, deadline(now, d))
 	return &ft.t
@@ -71,12 +69,12 @@ func (w *Wheel) start(e *entry, now, when int64) {
 // is received after Stop returns. For an AfterFunc timer, Stop does not wait
 // for f to complete.
 func (t *Timer) Stop() bool {
-	if t.std != nil {
-		return t.std.Stop()
-	}
 	e := t.e
 	if e == nil {
 		panic("time: Stop called on uninitialized Timer")
+	}
+	if e.kind == kindStdTimer {
+		return e.stdTimer().Stop()
 	}
 	e.mu.Lock()
 	stopped := e.disarm()
@@ -95,12 +93,12 @@ func (t *Timer) Stop() bool {
 // Resetting a pending timer to a later deadline stores the deadline in
 // place; the wheel re-files it when its old deadline comes.
 func (t *Timer) Reset(d Duration) bool {
-	if t.std != nil {
-		return t.std.Reset(d)
-	}
 	e := t.e
 	if e == nil {
 		panic("time: Reset called on uninitialized Timer")
+	}
+	if e.kind == kindStdTimer {
+		return e.stdTimer().Reset(d)
 	}
 	w := e.w
 	now := w.clock.Now()
@@ -111,7 +109,7 @@ func (t *Timer) Reset(d Duration) bool {
 		drained = e.drain()
 		if d <= 0 {
 			was := e.disarm()
-			if c := e.ch.get(); c != nil {
+			if c := e.ch(); c != nil {
 				c <- w.clock.Time(when)
 			}
 			w.fired.Add(1)
@@ -131,7 +129,7 @@ func (t *Timer) Reset(d Duration) bool {
 // drain discards a value waiting in the entry's channel and reports whether
 // there was one. e.mu is held.
 func (e *entry) drain() bool {
-	c := e.ch.get()
+	c := e.ch()
 	if c == nil {
 		return false
 	}
