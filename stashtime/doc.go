@@ -1,11 +1,57 @@
 // Package stashtime is a drop-in replacement for the timers of package time,
-// backed by a lock-free hierarchical timer wheel.
+// for programs that run a great many of them.
 //
 // Swap the import and nothing else:
 //
 //	import time "github.com/stashgo/stash/stashtime"
 //
 // Timer, AfterFunc, After, NewTimer, Ticker, NewTicker, Tick and Sleep behave
-// as Go 1.23's time package does; every other exported name of package time is
-// re-exported unchanged.
+// as in Go 1.23's package time: the same Stop and Reset results in every
+// state, no stale values after Stop or Reset, the deadline instant as the
+// value sent, fixed-rate ticks that drop for slow receivers, AfterFunc's f in
+// its own goroutine, the same panics. Every other exported name of package
+// time is re-exported unchanged, as an alias, so values move freely between
+// code that imports either.
+//
+// # The wheel
+//
+// Timers live in a lock-free hierarchical timer wheel (package
+// internal/stash) driven by one goroutine locked to an OS thread, which
+// sleeps to the nanosecond (package poller: timerfd and epoll on Linux).
+// Starting, stopping and resetting a timer take no shared lock: a producer
+// files the timer with a few atomic operations and touches only the timer's
+// own small lock. The driver alone walks the wheel, fires what is due in
+// deadline order, and reclaims what it has passed.
+//
+// A timer is filed at a key no later than its deadline: its deadline if that
+// is near, else the deadline rounded down to a grain of a sixteenth to a
+// thirty-second of the distance, so far timers share dense buckets. When the
+// walk meets a timer early it files it again, closer. Pushing a pending
+// deadline later (the idle-deadline pattern) is therefore one store under
+// the timer's lock: the timer is re-filed, once, when its old key comes.
+// Timers due within the bucket the clock is in wait in the driver's small
+// heap, which fires them at their exact deadline.
+//
+// The process-wide wheel that the package-level functions use starts on
+// first use and is never stopped; NewWheel makes independent ones, on the
+// system clock or on a ManualClock for deterministic tests.
+//
+// # Differences from package time
+//
+//   - cap(C) and len(C) are 1, not 0: the channel is buffered. Stop and
+//     Reset still discard an undelivered value, so no stale value is ever
+//     received.
+//   - A timer whose deadline has passed delivers its value when the driver
+//     fires it, microseconds after the deadline, not at the moment a
+//     receiver looks. A timer made or reset with d <= 0 delivers before the
+//     call returns.
+//   - GODEBUG=asynctimerchan=1 does not apply: the Go 1.23 semantics always
+//     do.
+//   - Timers made inside a testing/synctest bubble are package time's
+//     timers, so they run on the bubble's fake clock.
+//   - The Time values sent carry a monotonic reading exact to the
+//     nanosecond; their wall-clock part follows the monotonic clock from
+//     the wheel's start rather than the wall clock's later adjustments.
+//   - The driver's goroutine shows up in goroutine dumps and leak checkers
+//     (go.uber.org/goleak: IgnoreTopFunction on (*Wheel).run).
 package stashtime
