@@ -21,6 +21,7 @@ type driver struct {
 	w         *Wheel
 	heap      nearHeap
 	syncs     []chan struct{}
+	syncAt    int64 // clock reading when syncs were last taken
 	lastClean uint64
 }
 
@@ -36,8 +37,13 @@ func (w *Wheel) run() {
 			continue
 		}
 		d.clean()
-		d.replySyncs()
 		next := d.next()
+		if next > d.syncAt {
+			// Nothing due when the syncs were taken is left. One pass
+			// is not always enough: a walk can end with a due key moved
+			// out of the overflow area only as it returns.
+			d.replySyncs()
+		}
 		w.sleepUntil.Store(next)
 		if d.next() < next || w.clock.Now() >= next {
 			continue // a producer added an earlier deadline while we worked
@@ -222,6 +228,9 @@ func (d *driver) next() int64 {
 func (d *driver) takeSyncs() {
 	w := d.w
 	w.syncMu.Lock()
+	if len(w.syncs) > 0 {
+		d.syncAt = w.clock.Now()
+	}
 	d.syncs = append(d.syncs, w.syncs...)
 	clear(w.syncs)
 	w.syncs = w.syncs[:0]

@@ -1,0 +1,311 @@
+package stashtime_test
+
+// Stress tests: many goroutines race Stop, Reset and receives on shared
+// timers, on the process-wide wheel (real time) and on a manual-clock wheel
+// whose clock another goroutine keeps advancing. Checked: exactly once (per
+// timer, every arming ends in exactly one received value, one f run, or one
+// Stop/Reset that returned true), never early, values are deadlines. Meant
+// to run under -race; each test takes a second or two on two cores.
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	stdtime "time"
+
+	"github.com/stashgo/stash/stashtime"
+)
+
+// A stressTimer is a shared timer with its exactly-once accounts.
+type stressTimer struct {
+	tm      *stashtime.Timer
+	armings atomic.Int64 // 1 + Reset calls
+	trues   atomic.Int64 // Stop/Reset calls that returned true
+	ends    atomic.Int64 // values received, or runs of f
+}
+
+// stressWorkload is what each worker goroutine does to the shared timers.
+type stressWorkload struct {
+	timers  []*stressTimer
+	workers int
+	wall    stdtime.Duration // how long the workers race
+	dur     func(r *rand.Rand) stdtime.Duration
+	now     func() stdtime.Time // the wheel's clock, as a Time
+	valid   func(v stdtime.Time) bool
+	errs    chan string
+}
+
+func (s *stressWorkload) errorf(msg string) {
+	select {
+	case s.errs <- msg:
+	default:
+	}
+}
+
+// checkValue checks a received value: not after the moment it was
+// received (never early), and not before lo.
+func (s *stressWorkload) checkValue(v stdtime.Time, lo stdtime.Time) {
+	if now := s.now(); v.After(now) {
+		s.errorf("value " + v.String() + " received at " + now.String() + ": fired early")
+	}
+	if v.Before(lo) {
+		s.errorf("value " + v.String() + " before the start " + lo.String())
+	}
+	if s.valid != nil && !s.valid(v) {
+		s.errorf("value " + v.String() + " is the deadline of no arming")
+	}
+}
+
+func (s *stressWorkload) run(seed uint64, lo stdtime.Time) {
+	var wg sync.WaitGroup
+	for g := range s.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(g)))
+			end := stdtime.Now().Add(s.wall)
+			for i := 0; i%64 != 0 || stdtime.Now().Before(end); i++ {
+				st := s.timers[r.IntN(len(s.timers))]
+				switch op := r.IntN(20); {
+				case op == 0:
+					// Let timers fire between bursts of operations.
+					stdtime.Sleep(stdtime.Duration(r.Int64N(300)) * stdtime.Microsecond)
+				case op < 4:
+					if st.tm.Stop() {
+						st.trues.Add(1)
+					}
+				case op < 8:
+					st.armings.Add(1)
+					if st.tm.Reset(s.dur(r)) {
+						st.trues.Add(1)
+					}
+				default:
+					if st.tm.C == nil {
+						continue
+					}
+					if v, ok := tryRecv(st.tm.C); ok {
+						st.ends.Add(1)
+						s.checkValue(v, lo)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// settle stops every timer and checks the accounts. Values still in a
+// channel are discarded by the Stop, which then returns true.
+func (s *stressWorkload) settle(t *testing.T, funcsDone func()) {
+	t.Helper()
+	for _, st := range s.timers {
+		if st.tm.Stop() {
+			st.trues.Add(1)
+		}
+		if st.tm.C != nil {
+			mustNotRecv(t, st.tm.C, "after the final Stop")
+		}
+	}
+	if funcsDone != nil {
+		funcsDone()
+	}
+	close(s.errs)
+	for e := range s.errs {
+		t.Error(e)
+	}
+	for i, st := range s.timers {
+		a, tr, e := st.armings.Load(), st.trues.Load(), st.ends.Load()
+		if tr+e != a {
+			t.Errorf("timer %d: %d armings but %d true Stop/Reset results + %d values or runs", i, a, tr, e)
+		}
+	}
+}
+
+// stressWall is how long each stress test races: shorter under -short.
+func stressWall() stdtime.Duration {
+	if testing.Short() {
+		return 300 * stdtime.Millisecond
+	}
+	return stdtime.Second
+}
+
+// newStressTimers makes n channel timers and n AfterFunc timers, armed with
+// d from dur. The funcs count their runs in ends and in runs.
+func newStressTimers(n int, r *rand.Rand, dur func(*rand.Rand) stdtime.Duration,
+	newTimer func(stdtime.Duration) *stashtime.Timer,
+	afterFunc func(stdtime.Duration, func()) *stashtime.Timer,
+	runs *atomic.Int64,
+) []*stressTimer {
+	ts := make([]*stressTimer, 0, 2*n)
+	for range n {
+		st := &stressTimer{}
+		st.armings.Store(1)
+		st.tm = newTimer(dur(r))
+		ts = append(ts, st)
+	}
+	for range n {
+		st := &stressTimer{}
+		st.armings.Store(1)
+		st.tm = afterFunc(dur(r), func() {
+			st.ends.Add(1)
+			runs.Add(1)
+		})
+		ts = append(ts, st)
+	}
+	return ts
+}
+
+// quiesce waits until no more f runs come: every f started has counted
+// itself within a few milliseconds.
+func quiesce(runs *atomic.Int64) {
+	for prev := int64(-1); ; {
+		stdtime.Sleep(20 * stdtime.Millisecond)
+		n := runs.Load()
+		if n == prev {
+			return
+		}
+		prev = n
+	}
+}
+
+// On the process-wide wheel, in real time.
+func TestStressDefaultWheel(t *testing.T) {
+	r := testRand(t)
+	start := stdtime.Now()
+	dur := func(r *rand.Rand) stdtime.Duration {
+		if r.IntN(20) == 0 {
+			return stdtime.Duration(r.Int64N(3)) - 1 // due now
+		}
+		return stdtime.Duration(r.Int64N(int64(2 * stdtime.Millisecond)))
+	}
+	var runs atomic.Int64
+	s := &stressWorkload{
+		timers:  newStressTimers(8, r, dur, stashtime.NewTimer, stashtime.AfterFunc, &runs),
+		workers: 8,
+		wall:    stressWall(),
+		dur:     dur,
+		now:     stdtime.Now,
+		errs:    make(chan string, 16),
+	}
+	s.run(r.Uint64(), start)
+	s.settle(t, func() { quiesce(&runs) })
+	t.Logf("%d f runs; %+v", runs.Load(), stashtime.Default().Stats())
+}
+
+// On a manual-clock wheel whose clock one goroutine advances while the
+// workers race. The clock moves in whole microseconds and every duration is
+// a whole number of microseconds plus 1..999 ns, so every deadline ends in
+// 1..999 ns: a value ending in 000 is no deadline (a delivery time, or a
+// corrupted value).
+func TestStressManualWheel(t *testing.T) {
+	for _, batch := range []int{0, 2} {
+		t.Run(map[int]string{0: "MaxBatch=default", 2: "MaxBatch=2"}[batch], func(t *testing.T) {
+			r := testRand(t)
+			m := newManualWheel(t, stashtime.Options{MaxBatch: batch})
+			dur := func(r *rand.Rand) stdtime.Duration {
+				return stdtime.Duration(r.Int64N(3000))*stdtime.Microsecond + stdtime.Duration(1+r.Int64N(999))
+			}
+			var runs atomic.Int64
+			s := &stressWorkload{
+				timers:  newStressTimers(8, r, dur, m.NewTimer, m.AfterFunc, &runs),
+				workers: 6,
+				wall:    stressWall(),
+				dur:     dur,
+				now:     func() stdtime.Time { return at(m.elapsed()) },
+				valid:   func(v stdtime.Time) bool { return v.Sub(epoch)%stdtime.Microsecond != 0 },
+				errs:    make(chan string, 16),
+			}
+			stop := make(chan struct{})
+			advDone := make(chan struct{})
+			ar := rand.New(rand.NewPCG(r.Uint64(), 1))
+			go func() {
+				defer close(advDone)
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					m.advance(stdtime.Duration(ar.Int64N(1000)) * stdtime.Microsecond)
+					stdtime.Sleep(50 * stdtime.Microsecond)
+				}
+			}()
+			s.run(r.Uint64(), epoch)
+			close(stop)
+			<-advDone
+			s.settle(t, func() { quiesce(&runs) })
+			t.Logf("%d f runs; %+v", runs.Load(), m.Stats())
+		})
+	}
+}
+
+// Tickers under concurrent Reset, Stop and receives: no tick is ever
+// received before its instant, and after the last Stop none comes.
+func TestStressTickers(t *testing.T) {
+	r := testRand(t)
+	m := newManualWheel(t, stashtime.Options{})
+	tks := make([]*stashtime.Ticker, 6)
+	for i := range tks {
+		tks[i] = m.NewTicker(stdtime.Duration(1+r.Int64N(500)) * stdtime.Microsecond)
+	}
+	errs := make(chan string, 8)
+	stop := make(chan struct{})
+	advDone := make(chan struct{})
+	ar := rand.New(rand.NewPCG(r.Uint64(), 2))
+	go func() {
+		defer close(advDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			m.advance(stdtime.Duration(1+ar.Int64N(300)) * stdtime.Microsecond)
+		}
+	}()
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gr := rand.New(rand.NewPCG(uint64(g), 7))
+			end := stdtime.Now().Add(stressWall() / 2)
+			for i := 0; i%64 != 0 || stdtime.Now().Before(end); i++ {
+				tk := tks[gr.IntN(len(tks))]
+				switch gr.IntN(12) {
+				case 0:
+					tk.Stop()
+				case 2:
+					stdtime.Sleep(100 * stdtime.Microsecond)
+				case 1:
+					tk.Reset(stdtime.Duration(1+gr.Int64N(500)) * stdtime.Microsecond)
+				default:
+					if v, ok := tryRecv(tk.C); ok {
+						if now := at(m.elapsed()); v.After(now) {
+							select {
+							case errs <- "tick " + v.Sub(epoch).String() + " received at " + now.Sub(epoch).String():
+							default:
+							}
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	<-advDone
+	for _, tk := range tks {
+		tk.Stop()
+	}
+	m.advance(stdtime.Second)
+	for i, tk := range tks {
+		mustNotRecv(t, tk.C, fmt.Sprintf("ticker %d after Stop", i))
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
