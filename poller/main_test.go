@@ -1,9 +1,11 @@
 package poller
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -30,10 +32,13 @@ func TestMain(m *testing.M) {
 }
 
 // runChild re-executes the test binary running scenario name and returns its
-// combined output and exit error.
+// combined output and exit error. A child still running after a minute is
+// killed.
 func runChild(t *testing.T, name string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+name)
 	out, err := cmd.CombinedOutput()
 	return string(out), err

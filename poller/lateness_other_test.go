@@ -1,0 +1,5 @@
+//go:build !linux
+
+package poller
+
+func osSleepers() []sleeper { return nil }
