@@ -3,6 +3,7 @@ package poller
 import (
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/stashgo/stash/internal/clock"
@@ -25,6 +26,7 @@ type epollPoller struct {
 	// reused) under a caller still using it.
 	refs      atomic.Int64
 	fdsClosed atomic.Bool
+	cleanup   runtime.Cleanup // closes the descriptors of a poller dropped unclosed
 
 	// Owned by the waiter.
 	armed  int64 // the deadline the timerfd is armed for; 0 if none
@@ -36,7 +38,8 @@ type epollPoller struct {
 // (CLOCK_MONOTONIC, armed with absolute deadlines) and an eventfd for
 // wake-ups, all close-on-exec and non-blocking. Its deadlines are readings of
 // clock.System. It fails if a descriptor cannot be created (for example
-// EMFILE); then nothing is left open.
+// EMFILE); then nothing is left open. Close releases the descriptors; a
+// poller dropped without Close has them closed when it is garbage collected.
 //
 // Wait with a deadline blocks the calling OS thread in epoll_wait, so a
 // wake-up costs one thread switch and lands within microseconds of the
@@ -61,6 +64,7 @@ func NewEpoll() (Poller, error) {
 			return nil, p.fail("epoll_ctl", err)
 		}
 	}
+	p.cleanup = runtime.AddCleanup(p, closeAll, [3]int{p.epfd, p.tfd, p.efd})
 	return p, nil
 }
 
@@ -91,7 +95,13 @@ func (p *epollPoller) closeFDs() {
 	if !p.fdsClosed.CompareAndSwap(false, true) {
 		return
 	}
-	for _, fd := range []int{p.epfd, p.tfd, p.efd} {
+	p.cleanup.Stop()
+	closeAll([3]int{p.epfd, p.tfd, p.efd})
+}
+
+// closeAll closes the descriptors that are open (not -1).
+func closeAll(fds [3]int) {
+	for _, fd := range fds {
 		if fd >= 0 {
 			unix.Close(fd)
 		}
@@ -161,6 +171,10 @@ func (p *epollPoller) Wait(deadline int64) error {
 		return ErrClosed
 	}
 	defer p.release()
+	if !p.enter() {
+		return ErrConcurrentWait
+	}
+	defer p.leave()
 	if deadline == NoDeadline {
 		return p.park()
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -157,5 +158,25 @@ func TestFallbackOutOfDescriptors(t *testing.T) {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("k=%d: want line %q", k, want)
 		}
+	}
+}
+
+// TestDroppedPollerReleasesFDs: a poller dropped without Close has its
+// descriptors closed by the garbage collector.
+func TestDroppedPollerReleasesFDs(t *testing.T) {
+	before := countFDs(t)
+	for i := 0; i < 5; i++ {
+		p, err := NewEpoll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Wait(clock.Mono() + int64(time.Microsecond))
+	}
+	for start := time.Now(); countFDs(t) != before; {
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("%d descriptors open before, %d after dropping pollers", before, countFDs(t))
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
 	}
 }

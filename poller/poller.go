@@ -14,6 +14,10 @@ const NoDeadline int64 = math.MaxInt64
 // ErrClosed is returned by Wait and Wake after Close.
 var ErrClosed = errors.New("poller: closed")
 
+// ErrConcurrentWait is returned by a Wait called while another Wait of the
+// same Poller is in progress: a Poller has a single waiter.
+var ErrConcurrentWait = errors.New("poller: concurrent Wait")
+
 // The values Kind returns.
 const (
 	// KindEpoll is the Linux poller: an epoll instance watching a timerfd and
@@ -26,8 +30,9 @@ const (
 // A Poller puts one goroutine to sleep until a deadline on its clock, or until
 // another goroutine wakes it.
 //
-// Exactly one goroutine calls Wait at a time; any goroutine may call Wake and
-// Close at any time.
+// One goroutine calls Wait at a time (a second concurrent Wait returns
+// ErrConcurrentWait at once); any goroutine may call Wake and Close at any
+// time.
 //
 // Wake-ups are never lost and never duplicated: Wake sets a pending flag, and
 // every return of Wait (for whatever reason) consumes the flag. So a Wake

@@ -376,3 +376,18 @@ func TestPortableOtherClock(t *testing.T) {
 		t.Fatalf("returned %v early on its own clock", time.Duration(deadline-now))
 	}
 }
+
+func TestConcurrentWait(t *testing.T) {
+	forEach(t, func(t *testing.T, p Poller) {
+		done := waitAsync(p, clock.Mono()+long)
+		waitAsleep(t, p)
+		if err := p.Wait(clock.Mono() + long); err != ErrConcurrentWait {
+			t.Fatalf("second Wait = %v, want ErrConcurrentWait", err)
+		}
+		p.Wake()
+		expectReturn(t, done, nil)
+		if err := p.Wait(0); err != nil { // the poller is still usable
+			t.Fatal(err)
+		}
+	})
+}

@@ -64,6 +64,10 @@ func (p *portable) Wait(deadline int64) error {
 	if p.closed.Load() {
 		return ErrClosed
 	}
+	if !p.enter() {
+		return ErrConcurrentWait
+	}
+	defer p.leave()
 	if deadline == NoDeadline {
 		return p.park()
 	}

@@ -29,6 +29,7 @@ type wakeState struct {
 	pending atomic.Bool
 	mode    atomic.Int32
 	closed  atomic.Bool
+	waiting atomic.Bool   // a Wait is in progress
 	ch      chan struct{} // capacity 1: the token that wakes a parked waiter
 	done    chan struct{} // closed by Close
 
@@ -44,6 +45,12 @@ func (w *wakeState) init() {
 	w.ch = make(chan struct{}, 1)
 	w.done = make(chan struct{})
 }
+
+// enter marks the start of a Wait; false means another is in progress.
+func (w *wakeState) enter() bool { return w.waiting.CompareAndSwap(false, true) }
+
+// leave marks the end of a Wait.
+func (w *wakeState) leave() { w.waiting.Store(false) }
 
 // flip makes a wake pending and reports whether this caller did it (and so
 // must signal the waiter). The Load keeps the coalesced case read-only.
