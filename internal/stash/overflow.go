@@ -26,7 +26,11 @@ type ovItem struct {
 func (o *overflow) init() { o.min.Store(math.MaxUint64) }
 
 func (o *overflow) push(key uint64, p unsafe.Pointer) {
-	it := &ovItem{key: key, p: p}
+	o.pushItem(&ovItem{key: key, p: p})
+}
+
+func (o *overflow) pushItem(it *ovItem) {
+	key := it.key
 	for {
 		it.next = o.head.Load()
 		if o.head.CompareAndSwap(it.next, it) {

@@ -28,7 +28,8 @@ type Store[T any] struct {
 
 	stopFloor uint64 // see StopFloor; the consumer's
 
-	rootBuf []rootKid // the consumer's scratch space for walking the root
+	rootBuf  []rootKid // the consumer's scratch space for walking the root
+	stuckBuf []*ovItem // and for the overflow values a walk yields directly
 }
 
 // New returns an empty Store whose FirstValid is start.

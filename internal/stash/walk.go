@@ -34,22 +34,27 @@ func (s *Store[T]) Walk(end uint64) iter.Seq2[uint64, *T] {
 		// If the loop body panics mid-step, FirstValid goes back to where
 		// the step began, so nothing the step had not reached is stranded.
 		reading, from := false, uint64(0)
+		var stuck []*ovItem
 		defer func() {
 			if reading {
 				s.settle(from)
+				s.putBack(stuck[w.taken:])
 			}
 		}()
 		for {
 			s.reach()
-			var target, hi uint64
-			from, target, hi = s.advance(end)
+			var hi uint64
+			var more bool
+			from, hi, more = s.advance(end)
 			w.floor = math.MaxUint64
 			reading = true
+			stuck, w.taken = s.stuck(from, hi, true), 0
 			hi = s.limit(hi)
-			w.root(s.rootKids(from, hi), from, hi)
+			w.root(s.rootKids(from, hi), stuck, from, hi)
 			reading = false
+			s.putBack(stuck[w.taken:])
 			s.settle(w.floor)
-			if w.floor != math.MaxUint64 || target >= end-end%s.bucket {
+			if w.floor != math.MaxUint64 || !more {
 				break
 			}
 		}
@@ -58,27 +63,28 @@ func (s *Store[T]) Walk(end uint64) iter.Seq2[uint64, *T] {
 }
 
 // advance picks the next step of a walk up to end and raises FirstValid to
-// the step's target before the step reads anything. It returns the window
-// [from, hi) to read and the target. A step stops short of end at the bucket
-// of the first overflow key the tree cannot take yet.
-func (s *Store[T]) advance(end uint64) (from, target, hi uint64) {
+// the step's end, rounded down to a bucket, before the step reads anything.
+// It returns the window [from, hi) to read, and more when the step stops
+// short of end: at the bucket of the first overflow key the tree cannot
+// take yet, which the next step, with FirstValid moved up, can.
+func (s *Store[T]) advance(end uint64) (from, hi uint64, more bool) {
 	for {
 		from = s.fv.Load()
-		target, hi = end-end%s.bucket, end
-		if m, ok := s.OverflowMin(); ok && m < end {
+		hi, more = end, false
+		if m, ok := s.OverflowMin(); ok && m-m%s.bucket < end {
 			// Keys below the horizon wait only for Clean to free their
-			// path; the step stops at the first one the tree cannot take.
+			// path (the walk yields those itself); the step stops at the
+			// first key the tree cannot take.
 			if h := s.horizon(from); m < h {
 				m = s.ov.minFrom(h)
 			}
-			if m < end {
-				if b := m - m%s.bucket; b < target {
-					target, hi = b, b
-				}
+			if b := m - m%s.bucket; b < end {
+				hi, more = b, true
 			}
 		}
+		target := hi - hi%s.bucket
 		if target <= from || s.fv.CompareAndSwap(from, target) {
-			return from, target, hi
+			return from, hi, more
 		}
 	}
 }
@@ -115,8 +121,9 @@ func (s *Store[T]) PeepRange(begin, end uint64) iter.Seq2[uint64, *T] {
 		defer s.release()
 		s.drain()
 		w := walker[T]{s: s, yield: yield, floor: math.MaxUint64}
+		stuck := s.stuck(begin, end, false)
 		hi := s.limit(end)
-		w.root(s.rootKids(begin, hi), begin, hi)
+		w.root(s.rootKids(begin, hi), stuck, begin, hi)
 	}
 }
 
@@ -136,6 +143,7 @@ type walker[T any] struct {
 	consume bool
 	yield   func(uint64, *T) bool
 	floor   uint64 // lowest bucket where the walk parked or stopped
+	taken   int    // how many of the stuck overflow values root has yielded
 }
 
 // root walks the coarsest level, whose slots are reused every revolution.
@@ -143,11 +151,98 @@ type walker[T any] struct {
 // a late key), so kids, the children whose bases fall in the window, come
 // gathered in key order (rootKids); a child of an older revolution is left
 // to Clean.
-func (w *walker[T]) root(kids []rootKid, from, hi uint64) {
+//
+// The overflow values in stuck (see Store.stuck) have keys in top-level
+// slots that no kid covers (their slot holds another revolution), so
+// yielding each before the first kid above it keeps key order.
+func (w *walker[T]) root(kids []rootKid, stuck []*ovItem, from, hi uint64) {
 	for _, k := range kids {
+		for w.taken < len(stuck) && stuck[w.taken].key < k.base {
+			w.taken++
+			if !w.yieldStuck(stuck[w.taken-1].key, stuck[w.taken-1].p) {
+				return
+			}
+		}
 		if !w.visit(k.c, 1, from, hi) {
 			return
 		}
+	}
+	for w.taken < len(stuck) {
+		w.taken++
+		if !w.yieldStuck(stuck[w.taken-1].key, stuck[w.taken-1].p) {
+			return
+		}
+	}
+}
+
+// yieldStuck yields a stuck overflow value.
+func (w *walker[T]) yieldStuck(key uint64, p unsafe.Pointer) bool {
+	b := key - key%w.s.bucket
+	if w.s.trace != nil {
+		op := OpPeep
+		if w.consume {
+			op = OpWalk
+		}
+		w.s.emit(op, b, -1)
+	}
+	if !w.yield(b, (*T)(p)) {
+		w.stop(b)
+		if w.consume {
+			w.s.stopFloor = b
+		}
+		return false
+	}
+	return true
+}
+
+// stuck returns, in key order (insertion order within a bucket), the
+// overflow values with keys below hi that the tree could take but for a
+// subtree of another revolution holding their top-level slot: late keys,
+// mostly, whose slot a later revolution already uses. With take they leave
+// the overflow area (the caller puts back what it does not yield). The slice
+// is the consumer's scratch space.
+func (s *Store[T]) stuck(from, hi uint64, take bool) []*ovItem {
+	h := min(s.horizon(s.fv.Load()), s.horizon(from))
+	if !s.isStuck(s.ov.min.Load(), h, hi) {
+		return nil
+	}
+	out := s.stuckBuf[:0]
+	if take {
+		for it := s.ov.takeAll(); it != nil; {
+			next := it.next
+			if s.isStuck(it.key, h, hi) {
+				out = append(out, it)
+			} else {
+				s.ov.pushItem(it)
+			}
+			it = next
+		}
+	} else {
+		for it := s.ov.head.Load(); it != nil; it = it.next {
+			if s.isStuck(it.key, h, hi) {
+				out = append(out, it)
+			}
+		}
+		slices.Reverse(out) // the stack is newest first
+	}
+	// Insertion sort by bucket: stable, and the list is short.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].key-out[j].key%s.bucket < out[j-1].key-out[j-1].key%s.bucket; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	s.stuckBuf = out
+	return out
+}
+
+// isStuck reports whether an overflow key below the horizon h is in a
+// bucket that starts below hi.
+func (s *Store[T]) isStuck(k, h, hi uint64) bool { return k < h && k-k%s.bucket < hi }
+
+// putBack returns stuck values a walk did not yield to the overflow area.
+func (s *Store[T]) putBack(items []*ovItem) {
+	for _, it := range items {
+		s.ov.pushItem(it)
 	}
 }
 
