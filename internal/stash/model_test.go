@@ -115,7 +115,6 @@ func checkModel(t *rapid.T) {
 		"walkStop": func(t *rapid.T) {
 			end := s.FirstValid() + rapid.Uint64Range(0, 2*span).Draw(t, "ahead")
 			stop := rapid.IntRange(1, 5).Draw(t, "stop")
-			mo, _ := s.OverflowMin()
 			want := m.due(end)
 			var got []kv
 			for _, v := range s.Walk(end) {
