@@ -30,8 +30,16 @@ func init() {
 	// The default wheel's first use inside a bubble: its driver goroutine
 	// would be started in the bubble.
 	helpers["synctest-default-first-in-bubble"] = func() {
-		synctest.Test(helperT, func(t *testing.T) { _ = Default().Stats() })
-		<-After(time.Millisecond)
+		synctest.Test(helperT, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "synctest bubble") {
+					fmt.Println("Default() inside a bubble did not panic clearly:", r)
+					os.Exit(3)
+				}
+			}()
+			_ = Default().Stats()
+		})
+		<-After(time.Millisecond) // the wheel still starts, outside
 	}
 	if os.Getenv(helperEnv) == "synctest-first-use-in-init" {
 		// A timer used while packages initialize, before the testing
@@ -190,23 +198,13 @@ func TestFidelitySynctestRenamedBinary(t *testing.T) {
 	}
 }
 
-// TestFidelitySynctestDefaultFirstInBubble: when the first use of
-// Default() (Stats, Now, a method call) happens inside a bubble, the
-// driver's goroutine is started there and becomes a bubble goroutine that
-// never exits. Known gap (wheel.go): skipped with what was seen unless
-// STASHTIME_FIDELITY_STRICT is set.
+// TestFidelitySynctestDefaultFirstInBubble: the process-wide wheel's
+// driver must not start inside a bubble, where it would become a bubble
+// goroutine that never exits. A first use of Default() there panics with a
+// message naming the reason, and the wheel starts normally afterwards.
 func TestFidelitySynctestDefaultFirstInBubble(t *testing.T) {
 	r := runChild(t, "synctest-default-first-in-bubble", 20*time.Second)
-	if r.code == 0 {
-		return
+	if r.code != 0 {
+		t.Fatalf("exit %d timedOut %v:\n%s%s", r.code, r.timedOut, r.stdout, r.stderr)
 	}
-	msg := r.stdout + r.stderr
-	if i := strings.Index(msg, "\ngoroutine "); i > 0 {
-		msg = msg[:i]
-	}
-	msg = fmt.Sprintf("known gap: Default() first used inside a bubble: exit %d timedOut %v:\n%s", r.code, r.timedOut, msg)
-	if os.Getenv(strictEnv) != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
 }

@@ -120,21 +120,34 @@ func NewWheel(opts Options) (*Wheel, error) {
 }
 
 var (
-	defaultOnce  sync.Once
-	defaultWheel *Wheel
+	defaultMu    sync.Mutex
+	defaultWheel atomic.Pointer[Wheel]
 )
 
 // Default returns the process-wide Wheel that the package-level functions
 // use, starting it on first use. It is never closed.
+//
+// Its driver must not start inside a testing/synctest bubble (it would
+// belong to the bubble), so a first call from inside one panics; the
+// package-level functions never make it there.
 func Default() *Wheel {
-	defaultOnce.Do(func() {
-		w, err := NewWheel(Options{})
-		if err != nil {
-			panic("stashtime: " + err.Error())
-		}
-		defaultWheel = w
-	})
-	return defaultWheel
+	if w := defaultWheel.Load(); w != nil {
+		return w
+	}
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	if w := defaultWheel.Load(); w != nil {
+		return w
+	}
+	if _, ok := now(); !ok {
+		panic("stashtime: the process-wide wheel cannot start inside a testing/synctest bubble")
+	}
+	w, err := NewWheel(Options{})
+	if err != nil {
+		panic(err.Error())
+	}
+	defaultWheel.Store(w)
+	return w
 }
 
 // Close stops the wheel's driver and releases its poller. Timers still
@@ -191,7 +204,7 @@ func (w *Wheel) bucketOf(when int64) int64 { return when - when%w.bucket }
 // instead of one sparse leaf each, and most are stopped before they are ever
 // looked at. A timer met early is re-filed closer, at most about
 // log16(distance/exactWithin) times.
-const exactWithin = 1 << 26 // about 67 ms
+const exactWithin = 1 << 30 // about 1.07 s
 
 // fileKey returns the key at which to file a timer due at when, seen at now:
 // when itself if it is near, else when rounded down to a power of two
