@@ -92,11 +92,27 @@ func (s *Store[T]) StopFloor() uint64 { return s.stopFloor }
 // Add stores v at key. It never blocks and may run concurrently with any
 // other method. Values at one key are walked in the order they were added.
 // Add panics if v is nil.
-func (s *Store[T]) Add(key uint64, v *T) {
+//
+// Add returns a Ref to the slot v went to, with which Remove can take v out
+// again before the walk reaches it.
+func (s *Store[T]) Add(key uint64, v *T) Ref {
 	if v == nil {
 		panic("stash: Add of a nil value")
 	}
-	s.add(key, unsafe.Pointer(v))
+	return Ref{s.add(key, unsafe.Pointer(v))}
+}
+
+// A Ref names the slot a value was added to. The zero Ref names none.
+type Ref struct {
+	slot *unsafe.Pointer
+}
+
+// Remove takes v out of the slot r names, if it is still there, and reports
+// whether it did. The walk then never returns it. Any goroutine may call
+// Remove. A value that was moved (from the overflow area, or by Clean's
+// salvage) is no longer in the slot its Ref names and stays.
+func (s *Store[T]) Remove(r Ref, v *T) bool {
+	return r.slot != nil && atomic.CompareAndSwapPointer(r.slot, unsafe.Pointer(v), nil)
 }
 
 type step struct {
@@ -104,7 +120,9 @@ type step struct {
 	child unsafe.Pointer
 }
 
-func (s *Store[T]) add(key uint64, p unsafe.Pointer) {
+// add stores p at key and returns the address of its slot, or nil if it
+// went to the overflow area.
+func (s *Store[T]) add(key uint64, p unsafe.Pointer) *unsafe.Pointer {
 	for {
 		fv := s.lower(key)
 		if key >= s.horizon(fv) {
@@ -112,7 +130,7 @@ func (s *Store[T]) add(key uint64, p unsafe.Pointer) {
 			if s.trace != nil {
 				s.emit(OpOverflow, key, -1)
 			}
-			return
+			return nil
 		}
 		s.widen(key)
 		var path [maxLevels]step
@@ -122,7 +140,7 @@ func (s *Store[T]) add(key uint64, p unsafe.Pointer) {
 			if s.trace != nil {
 				s.emit(OpOverflow, key, -1)
 			}
-			return
+			return nil
 		}
 		l.lowerMin(key)
 		slot := l.reserve(s.leafChunk)
@@ -133,12 +151,12 @@ func (s *Store[T]) add(key uint64, p unsafe.Pointer) {
 			if s.trace != nil {
 				s.emit(OpAdd, l.base, len(s.levels))
 			}
-			return
+			return slot
 		}
 		// Clean detached the subtree under us. Take the value back unless
 		// the walk or Clean's salvage already has it.
 		if !atomic.CompareAndSwapPointer(slot, p, nil) {
-			return
+			return nil
 		}
 		if s.trace != nil {
 			s.emit(OpRetry, key, -1)
