@@ -3,6 +3,8 @@ package stashtime
 import (
 	"math"
 	"runtime"
+
+	"github.com/stashgo/stash/internal/stash"
 )
 
 // A driver is the wheel's single consumer. It runs on one goroutine locked
@@ -90,7 +92,7 @@ func (d *driver) pass() bool {
 func (d *driver) examine(e *entry, b, now int64) {
 	e.mu.Lock()
 	switch {
-	case !e.holderFor(false, b):
+	case !e.inStore(b):
 		// Stale: the entry has a newer holder.
 	case !e.pending:
 		e.queued = false
@@ -105,11 +107,11 @@ func (d *driver) examine(e *entry, b, now int64) {
 func (d *driver) refile(e *entry, now int64) {
 	w := d.w
 	if e.when <= now || w.bucketOf(e.when) == w.bucketOf(now) {
-		e.queued, e.qheap, e.qkey = true, true, e.when
+		e.queued, e.qheap, e.slot = true, true, stash.Ref{}
 		d.heap.push(nearItem{e.when, e})
 		return
 	}
-	w.store.Add(uint64(w.file(e, now)), e)
+	w.file(e, now)
 }
 
 // fire fires the timer of a near-heap holder if it is still its live
@@ -118,7 +120,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 	w := d.w
 	e := it.e
 	e.mu.Lock()
-	if !e.holderFor(true, it.key) {
+	if !e.inHeap(it.key) {
 		e.mu.Unlock()
 		return false
 	}

@@ -5,6 +5,8 @@ import (
 	"time"
 	"unsafe"
 	"weak"
+
+	"github.com/stashgo/stash/internal/stash"
 )
 
 // The kinds of entry.
@@ -24,10 +26,12 @@ const (
 // prepared before Stop or Reset returns can never be received after.
 //
 // An entry is examined by a holder: a slot in the store or an item in the
-// driver's near heap. At most one holder is live: the one that matches
-// (qheap, qkey). A holder that does not match is stale and is dropped when
-// met. An entry is re-filed in place (no new holder) whenever its live
-// holder will be examined no later than its new deadline.
+// driver's near heap. At most one holder is live: in the store, the one in
+// bucket qb; in the heap, the one keyed by the entry's deadline. A holder
+// that does not match is stale and is dropped when met. An entry is
+// re-filed in place (no new holder) whenever its live holder is in the store
+// and will be examined no later than its new deadline. Stop takes the live
+// store holder out of its slot, so a stopped timer leaves nothing behind.
 //
 // An entry is kept small, since a server may hold millions: what differs by
 // kind shares the one word ref, and a ticker's period lives in the
@@ -37,15 +41,16 @@ type entry struct {
 	// ref is, by kind: the func (kindFunc); the weak handle of the
 	// channel (kindChan, kindTicker); the *time.Timer or *time.Ticker
 	// (kindStdTimer, kindStdTicker). It is set before the entry is shared.
-	ref  unsafe.Pointer
-	kind uint8
+	ref unsafe.Pointer
 
 	mu      sync.Mutex
+	kind    uint8 // set before the entry is shared
 	pending bool  // armed and neither fired nor stopped
 	queued  bool  // a live holder exists
 	qheap   bool  // the live holder is in the near heap (else in the store)
+	qb      int32 // the live store holder's bucket (see Wheel.bucketNum)
 	when    int64 // deadline of the current arming, on the wheel's clock
-	qkey    int64 // when the live holder is examined: its bucket start, or its heap key
+	slot    stash.Ref
 }
 
 // A tickerEntry is the entry of a Ticker: an entry and its period, guarded
@@ -76,27 +81,44 @@ func (e *entry) setCh(c chan Time) {
 func (e *entry) stdTimer() *time.Timer   { return (*time.Timer)(e.ref) }
 func (e *entry) stdTicker() *time.Ticker { return (*time.Ticker)(e.ref) }
 
-// holderFor reports whether a holder examined at key in the heap or the
-// store is the entry's live one. e.mu is held.
-func (e *entry) holderFor(heap bool, key int64) bool {
-	return e.queued && e.qheap == heap && e.qkey == key
+// inStore reports whether the store holder met in the bucket starting at b
+// is the entry's live one. e.mu is held.
+func (e *entry) inStore(b int64) bool {
+	return e.queued && !e.qheap && e.qb == e.w.bucketNum(b)
 }
 
-// arm sets a new deadline, seen at now. Unless the live holder is examined
-// no later than when, it files a new holder and returns the key the caller
-// must add e at after unlocking; else key is -1. It also reports whether e
-// was pending. e.mu is held.
-func (e *entry) arm(now, when int64) (wasPending bool, key int64) {
+// inHeap reports whether the near-heap holder keyed key is the entry's live
+// one. e.mu is held.
+func (e *entry) inHeap(key int64) bool {
+	return e.queued && e.qheap && e.when == key
+}
+
+// arm sets a new deadline, seen at now, and reports whether e was pending.
+// Unless the live holder is in the store and examined no later than when,
+// it files a new holder (and takes the old one out of the store). e.mu is
+// held.
+func (e *entry) arm(now, when int64) (wasPending bool) {
 	wasPending = e.pending
 	if !wasPending {
 		e.w.live.Add(1)
 	}
 	e.pending = true
 	e.when = when
-	if e.queued && e.qkey <= when {
-		return wasPending, -1
+	if e.queued && !e.qheap && e.qb != farBucket && e.w.bucketStart(e.qb) <= when {
+		return wasPending
 	}
-	return wasPending, e.w.file(e, now)
+	e.unqueue()
+	e.w.file(e, now)
+	return wasPending
+}
+
+// unqueue takes the live store holder out of its slot if it can, so that it
+// costs nothing more. e.mu is held.
+func (e *entry) unqueue() {
+	if e.queued && !e.qheap && e.w.store.Remove(e.slot, e) {
+		e.queued = false
+	}
+	e.slot = stash.Ref{}
 }
 
 // disarm stops the current arming and reports whether it was pending.

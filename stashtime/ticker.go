@@ -21,6 +21,7 @@ func (w *Wheel) newTicker(now int64, d Duration) *Ticker {
 	c := make(chan Time, 1)
 	te := &tickerEntry{entry: entry{w: w, kind: kindTicker}, period: int64(d)}
 	te.setCh(c)
+	te.watch(c)
 	w.start(&te.entry, now, deadline(now, d))
 	return &Ticker{C: c, e: &te.entry}
 }
@@ -48,6 +49,7 @@ func (t *Ticker) Stop() {
 	}
 	e.mu.Lock()
 	e.disarm()
+	e.unqueue()
 	e.drain()
 	e.mu.Unlock()
 }
@@ -72,10 +74,7 @@ func (t *Ticker) Reset(d Duration) {
 	e.mu.Lock()
 	e.drain()
 	e.ticker().period = int64(d)
-	_, key := e.arm(now, when)
+	e.arm(now, when)
 	e.mu.Unlock()
-	if key >= 0 {
-		w.store.Add(uint64(key), e)
-	}
 	w.wakeIfEarlier(when)
 }

@@ -26,6 +26,9 @@ func (w *Wheel) newTimer(now int64, d Duration) *Timer {
 	c := make(chan Time, 1)
 	t := &Timer{C: c, e: &entry{w: w, kind: kindChan}}
 	t.e.setCh(c)
+	if d >= watchBeyond {
+		t.e.watch(c)
+	}
 	when := deadline(now, d)
 	if d <= 0 {
 		c <- w.clock.Time(when) // due now: receivable before NewTimer returns
@@ -59,7 +62,7 @@ func (w *Wheel) After(d Duration) <-chan Time { return w.NewTimer(d).C }
 func (w *Wheel) start(e *entry, now, when int64) {
 	e.pending, e.when = true, when
 	w.live.Add(1)
-	w.store.Add(uint64(w.file(e, now)), e)
+	w.file(e, now)
 	w.wakeIfEarlier(when)
 }
 
@@ -78,6 +81,7 @@ func (t *Timer) Stop() bool {
 	}
 	e.mu.Lock()
 	stopped := e.disarm()
+	e.unqueue()
 	if e.kind == kindChan && e.drain() {
 		stopped = true
 	}
@@ -109,6 +113,7 @@ func (t *Timer) Reset(d Duration) bool {
 		drained = e.drain()
 		if d <= 0 {
 			was := e.disarm()
+			e.unqueue()
 			if c := e.ch(); c != nil {
 				c <- w.clock.Time(when)
 			}
@@ -117,11 +122,8 @@ func (t *Timer) Reset(d Duration) bool {
 			return was || drained
 		}
 	}
-	was, key := e.arm(now, when)
+	was := e.arm(now, when)
 	e.mu.Unlock()
-	if key >= 0 {
-		w.store.Add(uint64(key), e)
-	}
 	w.wakeIfEarlier(when)
 	return was || drained
 }

@@ -1,6 +1,7 @@
 package stashtime
 
 import (
+	"runtime"
 	"unsafe"
 	"weak"
 )
@@ -28,4 +29,26 @@ func (w weakChan) get() chan Time {
 		return nil
 	}
 	return *(*chan Time)(unsafe.Pointer(&p))
+}
+
+// watchBeyond is the shortest timer whose abandonment the wheel watches for.
+// A shorter abandoned timer leaves its small entry in the store until its
+// deadline passes; a longer one (and every ticker) pays for a cleanup, so
+// that an abandoned After(time.Minute) in a loop is freed at the next
+// garbage collection, as in the runtime, instead of a minute later.
+const watchBeyond = 1 << 30 // about 1.07 s
+
+// watch arranges for e to be stopped and taken out of the store once its
+// channel is collected.
+func (e *entry) watch(c chan Time) {
+	runtime.AddCleanup(*(**hchan)(unsafe.Pointer(&c)), (*entry).abandon, e)
+}
+
+// abandon stops an entry whose channel has been collected: nobody can
+// receive from it any more.
+func (e *entry) abandon() {
+	e.mu.Lock()
+	e.disarm()
+	e.unqueue()
+	e.mu.Unlock()
 }

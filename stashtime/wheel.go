@@ -64,6 +64,7 @@ type Wheel struct {
 	store    *stash.Store[entry]
 	poller   poller.Poller
 	bucket   int64
+	base     int64 // start of the wheel's first bucket
 	maxBatch int
 
 	// sleepUntil is the deadline the driver sleeps to, or running while it
@@ -103,6 +104,7 @@ func NewWheel(opts Options) (*Wheel, error) {
 		clock:    c,
 		store:    st,
 		bucket:   int64(st.Bucket()),
+		base:     int64(st.FirstValid() - st.FirstValid()%st.Bucket()),
 		maxBatch: opts.MaxBatch,
 		done:     make(chan struct{}),
 	}
@@ -218,13 +220,29 @@ func fileKey(now, when int64) int64 {
 	return when - when%grain
 }
 
-// file gives e a holder in the store for a deadline seen at now, and
-// returns the key to add it at. e.mu is held or e is not yet shared.
-func (w *Wheel) file(e *entry, now int64) int64 {
+// file gives e a holder in the store for its deadline, seen at now. e.mu is
+// held or e is not yet shared.
+func (w *Wheel) file(e *entry, now int64) {
 	key := fileKey(now, e.when)
-	e.queued, e.qheap, e.qkey = true, false, w.bucketOf(key)
-	return key
+	e.queued, e.qheap, e.qb = true, false, w.bucketNum(w.bucketOf(key))
+	e.slot = w.store.Add(uint64(key), e)
 }
+
+// farBucket stands for every bucket too far from the wheel's first to count
+// in an int32.
+const farBucket = math.MaxInt32
+
+// bucketNum numbers the bucket starting at b from the wheel's first bucket.
+func (w *Wheel) bucketNum(b int64) int32 {
+	n := (b - w.base) / w.bucket
+	if n >= farBucket || n < 0 {
+		return farBucket
+	}
+	return int32(n)
+}
+
+// bucketStart is the first key of bucket n; n must not be farBucket.
+func (w *Wheel) bucketStart(n int32) int64 { return w.base + int64(n)*w.bucket }
 
 // idle wakes the driver if it sleeps toward a deadline when the last armed
 // timer has just been stopped, so that it parks without one instead.
