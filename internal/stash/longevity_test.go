@@ -9,7 +9,6 @@ import (
 // heapAfterGC returns the live heap after a full collection.
 func heapAfterGC() uint64 {
 	runtime.GC()
-	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
@@ -23,7 +22,7 @@ func runSteady(t *testing.T, cfg Config, revs int, clean bool) []uint64 {
 	const rev = 1024
 	perTick := 16
 	if raceEnabled || testing.Short() {
-		perTick = 4
+		perTick = 2
 	}
 	s := mustNew[item](t, cfg, 0)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -57,12 +56,16 @@ func runSteady(t *testing.T, cfg Config, revs int, clean bool) []uint64 {
 // a path the walk has passed, which makes the walk clean by itself), the
 // structure the walk has passed stays reachable and the heap grows.
 func TestLongevity(t *testing.T) {
+	revs := 128
+	if raceEnabled || testing.Short() {
+		revs = 100
+	}
 	small := Config{Levels: []Level{{Div: 64, Mod: 16, Chunk: 4}, {Div: 1, Mod: 64, Chunk: 8}}, LeafChunk: 4}
-	with := runSteady(t, small, 128, true)
+	with := runSteady(t, small, revs, true)
 	base, last := with[3], with[len(with)-1]
-	t.Logf("span 1024, with Clean: heap %d KiB after 4 revolutions, %d KiB after 128", base>>10, last>>10)
+	t.Logf("span 1024, with Clean: heap %d KiB after 4 revolutions, %d KiB after %d", base>>10, last>>10, revs)
 	if last > base+base/8+64<<10 {
-		t.Errorf("heap grew from %d to %d bytes over 128 revolutions with Clean", base, last)
+		t.Errorf("heap grew from %d to %d bytes over %d revolutions with Clean", base, last, revs)
 	}
 
 	wide := Config{Levels: []Level{{Div: 1 << 14, Mod: 64, Chunk: 4}, {Div: 1 << 6, Mod: 256, Chunk: 8}, {Div: 1, Mod: 64, Chunk: 8}}, LeafChunk: 4}
