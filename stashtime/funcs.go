@@ -31,7 +31,14 @@ func AfterFunc(d Duration, f func()) *Timer {
 // After waits for the duration to elapse and then sends the current time on
 // the returned channel. It is NewTimer(d).C. An unreferenced channel is
 // collected before the timer fires.
-func After(d Duration) <-chan Time { return NewTimer(d).C }
+func After(d Duration) <-chan Time {
+	now, ok := now()
+	if !ok {
+		return time.After(d)
+	}
+	c, _ := Default().newChan(now, d)
+	return c
+}
 
 // NewTicker returns a new Ticker containing a channel that will send the
 // current time on the channel after each tick. The period of the ticks is

@@ -23,20 +23,26 @@ type funcTimer struct {
 func (w *Wheel) NewTimer(d Duration) *Timer { return w.newTimer(w.clock.Now(), d) }
 
 func (w *Wheel) newTimer(now int64, d Duration) *Timer {
+	c, e := w.newChan(now, d)
+	return &Timer{C: c, e: e}
+}
+
+// newChan starts a channel timer and returns its channel and entry.
+func (w *Wheel) newChan(now int64, d Duration) (chan Time, *entry) {
 	c := make(chan Time, 1)
-	t := &Timer{C: c, e: &entry{w: w, kind: kindChan}}
-	t.e.setCh(c)
+	e := &entry{w: w, kind: kindChan}
+	e.setCh(c)
 	if d >= watchBeyond {
-		t.e.watch(c)
+		e.watch(c)
 	}
 	when := deadline(now, d)
 	if d <= 0 {
 		c <- w.clock.Time(when) // due now: receivable before NewTimer returns
 		w.fired.Add(1)
-		return t
+		return c, e
 	}
-	w.start(t.e, now, when)
-	return t
+	w.start(e, now, when)
+	return c, e
 }
 
 // AfterFunc waits on w for the duration to elapse and then calls f in its
@@ -56,7 +62,10 @@ func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
 
 // After waits for the duration to elapse and then sends the current time on
 // the returned channel. It is NewTimer(d).C.
-func (w *Wheel) After(d Duration) <-chan Time { return w.NewTimer(d).C }
+func (w *Wheel) After(d Duration) <-chan Time {
+	c, _ := w.newChan(w.clock.Now(), d)
+	return c
+}
 
 // start arms a new entry, not yet visible to anyone else, at when.
 func (w *Wheel) start(e *entry, now, when int64) {
