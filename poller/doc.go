@@ -1,12 +1,12 @@
 // Package poller is the sleep of a timer wheel's single consumer: wait until
 // an absolute monotonic deadline, or until woken from another goroutine.
 //
-// On Linux the default Poller (New with clock.System, or NewEpoll) is an
+// On Linux the default Poller (New with the system clock, or NewEpoll) is an
 // epoll instance watching a timerfd (CLOCK_MONOTONIC, absolute deadlines)
 // and an eventfd (wake-ups), so a sleep ends within tens of microseconds of
 // its deadline instead of the runtime's millisecond granularity (a 50 µs
 // time.Sleep returns about 1 ms late on an idle Linux process). Everywhere
-// else, with any clock other than clock.System, and whenever those
+// else, with any clock other than the system clock, and whenever those
 // descriptors cannot be created (EMFILE, say), the portable Poller built on
 // the runtime's timers and a channel is used; Kind tells which one New
 // returned.
@@ -14,7 +14,7 @@
 // The protocol, in short:
 //
 //   - Wait(deadline) sleeps until the poller's clock reads deadline (an
-//     absolute reading, for clock.System CLOCK_MONOTONIC nanoseconds), until
+//     absolute reading, for the system clock CLOCK_MONOTONIC nanoseconds), until
 //     a Wake, or until Close. It never returns early otherwise; a deadline
 //     already past returns at once; NoDeadline parks the waiter on a Go
 //     channel, so the runtime's deadlock detection keeps working.

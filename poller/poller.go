@@ -3,6 +3,8 @@ package poller
 import (
 	"errors"
 	"math"
+
+	"github.com/stashgo/stash/internal/clock"
 )
 
 // NoDeadline passed to Wait means "until woken": the waiter parks on a Go
@@ -10,6 +12,24 @@ import (
 // ("all goroutines are asleep") in a program whose only other goroutines are
 // blocked too.
 const NoDeadline int64 = math.MaxInt64
+
+// A Clock is what a Poller reads its deadlines on: Now in monotonic
+// nanoseconds. A nil Clock is the system's monotonic clock, CLOCK_MONOTONIC
+// on Linux, which is what NewEpoll's deadlines are read on. A Clock with a
+// method Until(deadline int64) (ch <-chan struct{}, cancel func()), such as
+// a manual clock for tests, lets the portable Poller sleep on it.
+type Clock interface {
+	Now() int64
+}
+
+// isSystem reports whether c is the system monotonic clock.
+func isSystem(c Clock) bool {
+	if c == nil {
+		return true
+	}
+	cc, ok := c.(clock.Clock)
+	return ok && clock.IsSystem(cc)
+}
 
 // ErrClosed is returned by Wait and Wake after Close.
 var ErrClosed = errors.New("poller: closed")

@@ -15,7 +15,7 @@ type untiler interface {
 // portable is the Poller built on the runtime's timers and a channel.
 type portable struct {
 	wakeState
-	c     clock.Clock
+	c     Clock
 	until untiler // non-nil if c can signal deadlines itself
 
 	timer *time.Timer // created on first use; only the waiter touches it
@@ -34,7 +34,10 @@ type portable struct {
 //     Linux process).
 //
 // It holds no file descriptor and starts no goroutine.
-func NewPortable(c clock.Clock) Poller {
+func NewPortable(c Clock) Poller {
+	if c == nil {
+		c = clock.System
+	}
 	p := &portable{c: c}
 	p.init()
 	if u, ok := c.(untiler); ok {
