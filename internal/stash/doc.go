@@ -40,7 +40,9 @@
 //     crosses a leaf that a producer is still filling.
 //   - Late inserts. A key below FirstValid lowers FirstValid to itself
 //     before its value is published, and again after if a walk raced past
-//     it, so the next walk finds it.
+//     it, so the next walk finds it. A walk raises FirstValid to its end
+//     before it reads anything, so a producer that publishes behind a walk
+//     in progress always sees its key as late.
 //   - Clean below FirstValid, with no time margin. Everything strictly below
 //     FirstValid has been walked. A producer that raced into a subtree while
 //     Clean detached it finds the subtree detached after publishing and
@@ -51,5 +53,7 @@
 //     covers. A key at or beyond FirstValid + span (less HorizonMargin), or
 //     one whose path is still held by a subtree of another revolution, waits
 //     in the overflow area and enters the tree when a walk reaches it; the
-//     walk skips nodes of other revolutions.
+//     walk skips nodes of other revolutions, walks a window longer than the
+//     span in steps, and yields in key order, straight from the overflow
+//     area, a late value whose top-level slot a later revolution holds.
 package stash
