@@ -47,6 +47,9 @@ func TestTraceEvents(t *testing.T) {
 // bucket allocates no more than with a trace hook that itself allocates
 // nothing.
 func TestTraceOffAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
 	s := mustNew[kv](t, Config{Levels: DefaultLevels()}, 0)
 	const n = 1000
 	vals := make([]kv, n)
