@@ -67,9 +67,8 @@ func TestConformanceAfterFuncOwnGoroutine(t *testing.T) {
 	}
 }
 
-// f is not run on the wheel's driver: a panic-free f that calls
-// runtime.Goexit or blocks forever would otherwise stop every timer. Here f
-// runs long (until released) on many timers at once, and they all start.
+// f does not run on the wheel's driver, nor one at a time: a hundred due
+// callbacks that all block until released all get started.
 func TestConformanceAfterFuncManyBlocked(t *testing.T) {
 	m := newManualWheel(t, stashtime.Options{})
 	const n = 100

@@ -7,7 +7,6 @@ package stashtime_test
 // only when the test advances the clock and calls Sync.
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -181,5 +180,3 @@ func heavy(n int) int {
 	}
 	return max(n, 1)
 }
-
-func durs(ds []stdtime.Duration) string { return fmt.Sprint(ds) }

@@ -13,7 +13,8 @@ import (
 	"github.com/stashgo/stash/stashtime"
 )
 
-const period = 10 * stdtime.Millisecond
+// tickPeriod is the period of most tickers here.
+const tickPeriod = 10 * stdtime.Millisecond
 
 // Ticks come at start + k*period, each value the tick's instant, however
 // the clock gets there (in steps of a period, or in odd steps).
@@ -21,16 +22,16 @@ func TestConformanceTickerFixedRate(t *testing.T) {
 	m := newManualWheel(t, stashtime.Options{})
 	m.advance(333 * stdtime.Microsecond)
 	start := m.elapsed()
-	tk := m.NewTicker(period)
+	tk := m.NewTicker(tickPeriod)
 	defer tk.Stop()
 	for k := 1; k <= 5; k++ {
-		m.advance(period)
-		mustRecv(t, tk.C, at(start+stdtime.Duration(k)*period), fmt.Sprintf("tick %d", k))
+		m.advance(tickPeriod)
+		mustRecv(t, tk.C, at(start+stdtime.Duration(k)*tickPeriod), fmt.Sprintf("tick %d", k))
 	}
 	// Odd steps that cross each tick late by a different amount: the phase
 	// stays put.
 	for k := 6; k <= 12; k++ {
-		due := start + stdtime.Duration(k)*period
+		due := start + stdtime.Duration(k)*tickPeriod
 		m.advance(due - 1 - m.elapsed())
 		mustNotRecv(t, tk.C, fmt.Sprintf("1ns before tick %d", k))
 		m.advance(stdtime.Duration(k) * 100 * stdtime.Microsecond)
@@ -42,17 +43,17 @@ func TestConformanceTickerFixedRate(t *testing.T) {
 // missed ticks are dropped, the buffered tick is the oldest, and the phase
 // is kept.
 func TestConformanceTickerDropsMissedTicks(t *testing.T) {
-	for _, late := range []stdtime.Duration{period / 2, 2*period + period/2, 7*period - 1, 7 * period, 100*period + 3} {
+	for _, late := range []stdtime.Duration{tickPeriod / 2, 2*tickPeriod + tickPeriod/2, 7*tickPeriod - 1, 7 * tickPeriod, 100*tickPeriod + 3} {
 		t.Run(fmt.Sprintf("late=%v", late), func(t *testing.T) {
 			m := newManualWheel(t, stashtime.Options{})
-			tk := m.NewTicker(period)
+			tk := m.NewTicker(tickPeriod)
 			defer tk.Stop()
-			// Jump straight to period+late: one tick due at period, fired
+			// Jump straight to tickPeriod+late: one tick due at tickPeriod, fired
 			// late by late.
-			m.advance(period + late)
-			mustRecv(t, tk.C, at(period), "the late tick")
+			m.advance(tickPeriod + late)
+			mustRecv(t, tk.C, at(tickPeriod), "the late tick")
 			mustNotRecv(t, tk.C, "a second buffered tick")
-			next := period + period*(1+late/period)
+			next := tickPeriod + tickPeriod*(1+late/tickPeriod)
 			m.advance(next - 1 - m.elapsed())
 			mustNotRecv(t, tk.C, "1ns before the next phase-aligned tick")
 			m.advance(1)
@@ -66,23 +67,23 @@ func TestConformanceTickerDropsMissedTicks(t *testing.T) {
 // receiver then gets the oldest one.
 func TestConformanceTickerBuffersOldest(t *testing.T) {
 	m := newManualWheel(t, stashtime.Options{})
-	tk := m.NewTicker(period)
+	tk := m.NewTicker(tickPeriod)
 	defer tk.Stop()
-	m.advance(3*period + period/2)
+	m.advance(3*tickPeriod + tickPeriod/2)
 	if n := len(tk.C); n != 1 {
 		t.Fatalf("%d ticks buffered after 3.5 periods, want 1", n)
 	}
 	// Nobody receives through several more ticks.
 	for range 5 {
-		m.advance(period)
+		m.advance(tickPeriod)
 	}
 	if n := len(tk.C); n != 1 {
 		t.Fatalf("%d ticks buffered, want 1", n)
 	}
-	mustRecv(t, tk.C, at(period), "the oldest tick")
-	// The next one is on the original phase: period*10 after 8.5 periods.
-	m.advance(period / 2)
-	mustRecv(t, tk.C, at(9*period), "next tick on phase")
+	mustRecv(t, tk.C, at(tickPeriod), "the oldest tick")
+	// The next one is on the original phase: at 9 periods, half a period on.
+	m.advance(tickPeriod / 2)
+	mustRecv(t, tk.C, at(9*tickPeriod), "next tick on phase")
 	if cap(tk.C) != 1 {
 		t.Fatalf("cap(C) = %d, want 1 (rule 9, documented approximation)", cap(tk.C))
 	}
@@ -92,11 +93,11 @@ func TestConformanceTickerBuffersOldest(t *testing.T) {
 // idempotent and does not close C.
 func TestConformanceTickerStop(t *testing.T) {
 	m := newManualWheel(t, stashtime.Options{})
-	tk := m.NewTicker(period)
-	m.advance(period)
+	tk := m.NewTicker(tickPeriod)
+	m.advance(tickPeriod)
 	tk.Stop()
 	mustNotRecv(t, tk.C, "after Stop, the undelivered tick")
-	m.advance(10 * period)
+	m.advance(10 * tickPeriod)
 	mustNotRecv(t, tk.C, "10 periods after Stop")
 	tk.Stop()
 	select {
@@ -112,13 +113,13 @@ func TestConformanceTickerStop(t *testing.T) {
 	}
 }
 
-// Reset discards an undelivered tick, changes the period, and puts the next
+// Reset discards an undelivered tick, changes the tickPeriod, and puts the next
 // tick at now + d (not on the old phase); Reset restarts a stopped ticker.
 func TestConformanceTickerReset(t *testing.T) {
 	m := newManualWheel(t, stashtime.Options{})
-	tk := m.NewTicker(period)
+	tk := m.NewTicker(tickPeriod)
 	defer tk.Stop()
-	m.advance(period + period/2) // tick at 10ms buffered, now 15ms
+	m.advance(tickPeriod + tickPeriod/2) // tick at 10ms buffered, now 15ms
 	tk.Reset(7 * stdtime.Millisecond)
 	mustNotRecv(t, tk.C, "after Reset, the undelivered tick")
 	m.advance(7*stdtime.Millisecond - 1)
@@ -128,36 +129,34 @@ func TestConformanceTickerReset(t *testing.T) {
 	m.advance(7 * stdtime.Millisecond)
 	mustRecv(t, tk.C, at(29*stdtime.Millisecond), "second tick after Reset")
 
-	// Reset to a longer period while the next tick is pending: that tick
+	// Reset to a longer tickPeriod while the next tick is pending: that tick
 	// does not come.
 	m.advance(3 * stdtime.Millisecond) // 32ms, next tick would be at 36ms
 	tk.Reset(50 * stdtime.Millisecond)
 	m.advance(49 * stdtime.Millisecond)
-	mustNotRecv(t, tk.C, "the tick of the old period")
+	mustNotRecv(t, tk.C, "the tick of the old tickPeriod")
 	m.advance(stdtime.Millisecond)
-	mustRecv(t, tk.C, at(82*stdtime.Millisecond), "tick of the longer period")
+	mustRecv(t, tk.C, at(82*stdtime.Millisecond), "tick of the longer tickPeriod")
 
 	// Stopped, then Reset: it ticks again from now.
 	tk.Stop()
-	m.advance(time3(period))
+	m.advance(3 * tickPeriod)
 	mustNotRecv(t, tk.C, "stopped ticker")
 	restart := m.elapsed()
-	tk.Reset(period)
+	tk.Reset(tickPeriod)
 	for k := 1; k <= 3; k++ {
-		m.advance(period)
-		mustRecv(t, tk.C, at(restart+stdtime.Duration(k)*period), fmt.Sprintf("tick %d after restart", k))
+		m.advance(tickPeriod)
+		mustRecv(t, tk.C, at(restart+stdtime.Duration(k)*tickPeriod), fmt.Sprintf("tick %d after restart", k))
 	}
 	// Reset with a tick buffered and the clock exactly on a tick.
-	m.advance(period)
-	tk.Reset(period)
+	m.advance(tickPeriod)
+	tk.Reset(tickPeriod)
 	mustNotRecv(t, tk.C, "Reset on a tick boundary")
-	m.advance(period)
+	m.advance(tickPeriod)
 	mustRecv(t, tk.C, at(m.elapsed()), "tick after Reset on a boundary")
 }
 
-func time3(d stdtime.Duration) stdtime.Duration { return 3 * d }
-
-// A ticker whose period is shorter than a bucket ticks on phase within one
+// A ticker whose tickPeriod is shorter than a bucket ticks on phase within one
 // bucket, and one far beyond the wheel's span ticks too.
 func TestConformanceTickerPeriods(t *testing.T) {
 	for _, p := range []stdtime.Duration{1, 7 * stdtime.Microsecond, bucketNs - 1, bucketNs + 1, 90 * stdtime.Millisecond} {
@@ -194,7 +193,7 @@ func TestConformanceTickerPanics(t *testing.T) {
 		}
 		// Reset's interval is checked first, even on a zero Ticker.
 		for name, tk := range map[string]*stashtime.Ticker{
-			"live":       m.NewTicker(period),
+			"live":       m.NewTicker(tickPeriod),
 			"zero":       {},
 			"hand-built": {C: make(chan stdtime.Time)},
 		} {
@@ -211,9 +210,9 @@ func TestConformanceTickerPanics(t *testing.T) {
 	for name, tk := range map[string]*stashtime.Ticker{"zero": {}, "hand-built": {C: c}} {
 		tk.Stop()
 		tk.Stop()
-		v := mustPanic(t, "Reset", func() { tk.Reset(period) })
+		v := mustPanic(t, "Reset", func() { tk.Reset(tickPeriod) })
 		if s, ok := v.(string); !ok || s != "time: Reset called on uninitialized Ticker" {
-			t.Errorf("%s Ticker.Reset(%v) panicked with %#v", name, period, v)
+			t.Errorf("%s Ticker.Reset(%v) panicked with %#v", name, tickPeriod, v)
 		}
 	}
 	if len(c) != 1 {

@@ -200,12 +200,23 @@ func TestStressDefaultWheel(t *testing.T) {
 // 1..999 ns: a value ending in 000 is no deadline (a delivery time, or a
 // corrupted value).
 func TestStressManualWheel(t *testing.T) {
-	for _, batch := range []int{0, 2} {
-		t.Run(map[int]string{0: "MaxBatch=default", 2: "MaxBatch=2"}[batch], func(t *testing.T) {
+	cases := []struct {
+		name  string
+		opts  stashtime.Options
+		maxUs int64 // longest duration, in µs
+	}{
+		{"MaxBatch=default", stashtime.Options{}, 3000},
+		{"MaxBatch=2", stashtime.Options{MaxBatch: 2}, 3000},
+		// Durations up to 4 spans of the tiny geometry: overflow and
+		// revolutions under concurrent Stop and Reset.
+		{"tiny_levels", stashtime.Options{Levels: tinyLevels()}, int64(4 * tinySpan / stdtime.Microsecond)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
 			r := testRand(t)
-			m := newManualWheel(t, stashtime.Options{MaxBatch: batch})
+			m := newManualWheel(t, c.opts)
 			dur := func(r *rand.Rand) stdtime.Duration {
-				return stdtime.Duration(r.Int64N(3000))*stdtime.Microsecond + stdtime.Duration(1+r.Int64N(999))
+				return stdtime.Duration(r.Int64N(c.maxUs))*stdtime.Microsecond + stdtime.Duration(1+r.Int64N(999))
 			}
 			var runs atomic.Int64
 			s := &stressWorkload{
@@ -228,7 +239,7 @@ func TestStressManualWheel(t *testing.T) {
 						return
 					default:
 					}
-					m.advance(stdtime.Duration(ar.Int64N(1000)) * stdtime.Microsecond)
+					m.advance(stdtime.Duration(ar.Int64N(c.maxUs/3)) * stdtime.Microsecond)
 					stdtime.Sleep(50 * stdtime.Microsecond)
 				}
 			}()

@@ -71,7 +71,11 @@ func (w *Wheel) After(d Duration) <-chan Time {
 func (w *Wheel) start(e *entry, now, when int64) {
 	e.pending, e.when = true, when
 	w.live.Add(1)
+	// file records the slot after the store has published e, and from
+	// then on the driver may meet e and rewrite its holder under e.mu.
+	e.mu.Lock()
 	w.file(e, now)
+	e.mu.Unlock()
 	w.wakeIfEarlier(when)
 }
 
