@@ -220,6 +220,9 @@ func (d *driver) next() int64 {
 	if m, ok := w.store.OverflowMin(); ok && m < uint64(next) {
 		next = int64(m)
 	}
+	if uint64(next) <= w.store.FirstValid() {
+		return next // OverflowMin is only a bound: it may lie below the walk
+	}
 	for b := range w.store.Peep(uint64(next)) {
 		next = min(next, int64(b))
 		break
