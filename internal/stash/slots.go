@@ -25,7 +25,8 @@ func makeSlots(n, chunk int) slots {
 // at returns the address of slot i. With spawn it allocates the chunk if
 // needed; without, it returns nil when the chunk does not exist yet.
 func (s *slots) at(i, chunk int, spawn bool, fill unsafe.Pointer) *unsafe.Pointer {
-	c := &s.chunks[i/chunk]
+	q, r := divmod(uint64(i), uint64(chunk))
+	c := &s.chunks[q]
 	p := atomic.LoadPointer(c)
 	if p == nil {
 		if !spawn {
@@ -36,7 +37,7 @@ func (s *slots) at(i, chunk int, spawn bool, fill unsafe.Pointer) *unsafe.Pointe
 			p = atomic.LoadPointer(c)
 		}
 	}
-	return (*unsafe.Pointer)(unsafe.Add(p, uintptr(i%chunk)*unsafe.Sizeof(p)))
+	return (*unsafe.Pointer)(unsafe.Add(p, uintptr(r)*unsafe.Sizeof(p)))
 }
 
 func newChunk(n int, fill unsafe.Pointer) unsafe.Pointer {

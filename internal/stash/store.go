@@ -2,6 +2,7 @@ package stash
 
 import (
 	"math"
+	"math/bits"
 	"sync/atomic"
 	"unsafe"
 )
@@ -166,7 +167,8 @@ func (s *Store[T]) add(key uint64, p unsafe.Pointer) *unsafe.Pointer {
 
 // horizon is the first key the tree cannot take while FirstValid is fv.
 func (s *Store[T]) horizon(fv uint64) uint64 {
-	base := fv - fv%s.levels[0].Div
+	_, r := divmod(fv, s.levels[0].Div)
+	base := fv - r
 	if base > math.MaxUint64-s.span {
 		return math.MaxUint64
 	}
@@ -205,8 +207,9 @@ func (s *Store[T]) descend(key uint64, path *[maxLevels]step) *leaf {
 	n := s.root
 	last := len(s.levels) - 1
 	for d, lv := range s.levels {
-		i := (key / lv.Div) % lv.Mod
-		base := key - key%lv.Div
+		q, r := divmod(key, lv.Div)
+		_, i := divmod(q, lv.Mod)
+		base := key - r
 		slot := n.kids.at(int(i), lv.Chunk, true, nil)
 		c := atomic.LoadPointer(slot)
 		for c == nil {
@@ -253,3 +256,13 @@ func (s *Store[T]) acquire() {
 }
 
 func (s *Store[T]) release() { s.busy.Store(false) }
+
+// divmod returns x / d and x % d, by shift and mask when d is a power of
+// two (as in DefaultLevels): a 64-bit division costs tens of cycles, and a
+// descent would otherwise do several per level.
+func divmod(x, d uint64) (q, r uint64) {
+	if d&(d-1) == 0 {
+		return x >> bits.TrailingZeros64(d), x & (d - 1)
+	}
+	return x / d, x % d
+}
