@@ -13,20 +13,29 @@ import (
 //
 // A chunk is a Go slice whose first element's address is kept; slot i of a
 // chunk is at that address plus i pointers. The address keeps the whole
-// chunk alive for the collector.
+// chunk alive for the collector. The first chunk's pointer sits in the
+// struct itself, so reaching the first chunk costs no extra load from
+// another cache line.
 type slots struct {
-	chunks []unsafe.Pointer // *[chunk]unsafe.Pointer, read and written atomically
+	first unsafe.Pointer   // chunk 0, read and written atomically
+	rest  []unsafe.Pointer // chunks 1 and up, likewise; nil if there are none
 }
 
 func makeSlots(n, chunk int) slots {
-	return slots{chunks: make([]unsafe.Pointer, (n+chunk-1)/chunk)}
+	if n <= chunk {
+		return slots{}
+	}
+	return slots{rest: make([]unsafe.Pointer, (n+chunk-1)/chunk-1)}
 }
 
 // at returns the address of slot i. With spawn it allocates the chunk if
 // needed; without, it returns nil when the chunk does not exist yet.
 func (s *slots) at(i, chunk int, spawn bool, fill unsafe.Pointer) *unsafe.Pointer {
 	q, r := divmod(uint64(i), uint64(chunk))
-	c := &s.chunks[q]
+	c := &s.first
+	if q > 0 {
+		c = &s.rest[q-1]
+	}
 	p := atomic.LoadPointer(c)
 	if p == nil {
 		if !spawn {

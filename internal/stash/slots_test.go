@@ -9,8 +9,8 @@ import (
 
 func TestSlotsLazyChunks(t *testing.T) {
 	s := makeSlots(10, 4)
-	if len(s.chunks) != 3 {
-		t.Fatalf("%d chunk pointers for 10 slots of 4, want 3", len(s.chunks))
+	if 1+len(s.rest) != 3 {
+		t.Fatalf("%d chunk pointers for 10 slots of 4, want 3", 1+len(s.rest))
 	}
 	for i := range 10 {
 		if s.at(i, 4, false, nil) != nil {
