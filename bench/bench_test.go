@@ -35,6 +35,7 @@ func TestQuickRun(t *testing.T) {
 		{"reset-later live=1k", "ns/op parallel"},
 		{"memory afterfunc N=10k", "B/timer, d in [1h,2h)"},
 		{"memory newtimer N=10k", "B/timer, d in [1h,2h)"},
+		{"memory stopped N=10k", "B retained/timer, d in [1h,2h)"},
 		{"drain 10k", "deadline to last callback"},
 		{"burst 10k", "first callback late"},
 		{"burst 10k", "last callback late"},

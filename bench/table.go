@@ -64,7 +64,7 @@ func formatValue(v float64, u unit) string {
 	case unitNs:
 		return formatNs(v)
 	case unitBytes:
-		return fmt.Sprintf("%.0f B", v)
+		return fmt.Sprintf("%.0f B", math.Round(v)+0) // +0: no "-0"
 	default:
 		return fmt.Sprintf("%.1f", v)
 	}
@@ -96,5 +96,5 @@ func formatRatio(t, s float64) string {
 	case s == 0:
 		return "inf"
 	}
-	return fmt.Sprintf("%.2fx", t/s)
+	return fmt.Sprintf("%.2fx", max(t/s, 0)+0) // a negative delta (noise) shows as 0
 }

@@ -17,6 +17,8 @@ func TestFormat(t *testing.T) {
 		{formatRatio(0, 0), "="},
 		{formatRatio(1, 0), "inf"},
 		{formatRatio(nan, 1), "-"},
+		{formatValue(-0.2, unitBytes), "0 B"},
+		{formatRatio(-0.2, 430), "0.00x"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

@@ -58,7 +58,7 @@ var workloads = []workload{
 		})
 	}},
 	{"reset-later", func(c *config) int { return 2 * 2 * c.rounds }, resetLater},
-	{"memory", func(c *config) int { return 2 * 2 * c.memRounds }, memory},
+	{"memory", func(c *config) int { return 3 * 2 * c.memRounds }, memory},
 	{"drain", func(c *config) int { return 2 * c.drainRounds }, drain},
 	{"burst", func(c *config) int { return 2 * c.burstRounds }, burst},
 	{"lateness", func(c *config) int { return len(c.latencies) * 2 * (c.samples + 1) }, lateness},
@@ -227,6 +227,40 @@ func memory(r *runner) {
 			unit:     unitBytes, time: median(b[0]), stash: median(b[1]),
 		})
 	}
+	// What a stopped timer leaves behind: memory should be O(live), so
+	// started-and-stopped timers should cost nothing once collected.
+	var b [2][]float64
+	for round := range r.cfg.memRounds {
+		for _, im := range pair(round) {
+			r.prog.running(im.name, "stopped")
+			b[implIndex(im)] = append(b[implIndex(im)], bytesPerStopped(im, n, uint64(round)))
+			r.prog.step()
+		}
+	}
+	r.res.add(row{
+		workload: fmt.Sprintf("memory stopped N=%s", count(n)),
+		metric:   fmt.Sprintf("B retained/timer, d in [%s,%s)", shortDur(liveMin), shortDur(liveMin+liveSpan)),
+		unit:     unitBytes, time: median(b[0]), stash: median(b[1]),
+	})
+}
+
+// bytesPerStopped is the HeapAlloc delta (after GC) per timer of starting and
+// at once stopping n AfterFunc timers with deadlines over [liveMin,
+// liveMin+liveSpan).
+func bytesPerStopped(im *impl, n int, seed uint64) float64 {
+	im.afterFunc(time.Hour, noop).Stop()
+	rng := rand.New(rand.NewPCG(seed, 0x5709))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range n {
+		im.afterFunc(liveMin+time.Duration(rng.Int64N(int64(liveSpan))), noop).Stop()
+	}
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
 }
 
 func bytesPerTimer(im *impl, n int, channel bool, seed uint64) float64 {
