@@ -58,10 +58,10 @@ func defaultConfig() config {
 	return config{
 		mode:      "default",
 		liveSizes: []int{0, 10_000, 1_000_000}, resetLive: 10_000,
-		benchtime: 50 * time.Millisecond, rounds: 2,
+		benchtime: 40 * time.Millisecond, rounds: 2,
 		memN: 200_000, memRounds: 1,
 		drainN: 1_000_000, drainRounds: 1,
-		burstN: 100_000, burstRounds: 3,
+		burstN: 100_000, burstRounds: 2,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
 		samples:   200,
 	}
@@ -72,7 +72,7 @@ func longConfig() config {
 	c.mode = "long"
 	c.benchtime, c.rounds = time.Second, 5
 	c.memN = 1_000_000
-	c.memRounds, c.drainRounds, c.burstRounds = 3, 3, 9
+	c.memRounds, c.drainRounds, c.burstRounds = 3, 3, 8
 	c.samples = 1000
 	return c
 }
