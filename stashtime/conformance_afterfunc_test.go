@@ -21,8 +21,7 @@ func TestConformanceAfterFuncOwnGoroutine(t *testing.T) {
 	release := make(chan struct{})
 	entered := make(chan int, 4)
 	var n atomic.Int32
-	var blocker *stashtime.Timer
-	blocker = m.AfterFunc(stdtime.Millisecond, func() {
+	blocker := m.AfterFunc(stdtime.Millisecond, func() {
 		entered <- int(n.Add(1))
 		<-release
 	})

@@ -154,7 +154,7 @@ func TestConformanceLongDurationResets(t *testing.T) {
 	}
 	stdtime.Sleep(2 * stdtime.Millisecond)
 	for _, x := range ts {
-		if x.runs != nil && len(x.runs) != 0 {
+		if len(x.runs) != 0 {
 			t.Fatalf("f ran more than once for an arming (due %v)", x.due)
 		}
 		x.tm.Stop()

@@ -21,7 +21,7 @@ const (
 	benchWindow = uint64(10 * time.Second)
 )
 
-type benchVal struct{ n uint64 }
+type benchVal struct{ _ uint64 }
 
 // queue is the common face of the two implementations.
 type queue interface {
