@@ -3,6 +3,7 @@ package stashtime
 import (
 	"math"
 	"runtime"
+	"time"
 
 	"github.com/stashgo/stash/internal/stash"
 )
@@ -25,6 +26,7 @@ type driver struct {
 	syncs     []chan struct{}
 	syncAt    int64 // clock reading when syncs were last taken
 	lastClean uint64
+	idleSince int64 // clock reading since which no timer has been armed, or 0
 }
 
 func (w *Wheel) run() {
@@ -39,7 +41,8 @@ func (w *Wheel) run() {
 			continue
 		}
 		d.clean()
-		next := d.next()
+		now := w.clock.Now()
+		next := d.next(now)
 		if next > d.syncAt {
 			// Nothing due when the syncs were taken is left. One pass
 			// is not always enough: a walk can end with a due key moved
@@ -47,7 +50,7 @@ func (w *Wheel) run() {
 			d.replySyncs()
 		}
 		w.sleepUntil.Store(next)
-		if d.next() < next || w.clock.Now() >= next {
+		if d.next(now) < next || w.clock.Now() >= next {
 			continue // a producer added an earlier deadline while we worked
 		}
 		if err := w.poller.Wait(next); err != nil {
@@ -145,7 +148,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		e.mu.Unlock()
 		go call(f)
 		return true
-	case kindChan:
+	case kindChan, kindChanNear:
 		e.pending, e.queued = false, false
 		w.live.Add(-1)
 		if c := e.ch(); c != nil {
@@ -205,30 +208,40 @@ func (d *driver) clean() {
 // never scans a bucket, and the driver wakes at most once per non-empty
 // bucket beyond the timers themselves.
 //
-// With no timer armed it is math.MaxInt64, whatever stale holders remain:
-// the driver then parks on a Go channel, not in a system call, so that the
-// runtime still reports a deadlock in a program that has one.
-func (d *driver) next() int64 {
+// The driver never sleeps in the kernel longer than maxSleep. Once no timer
+// has been armed for maxSleep it returns math.MaxInt64, whatever stale
+// holders remain: the driver then parks on a Go channel, not in a system
+// call, so that the runtime still reports a deadlock in a program that has
+// one (within two maxSleeps of its last Stop). Parking at once would cost a
+// wake-up system call in every Stop that disarms the last timer, and
+// another in the next start.
+func (d *driver) next(now int64) int64 {
 	w := d.w
 	next := int64(math.MaxInt64)
-	if w.live.Load() == 0 {
-		return next
-	}
 	if len(d.heap) > 0 {
 		next = d.heap[0].key
 	}
 	if m, ok := w.store.OverflowMin(); ok && m < uint64(next) {
 		next = int64(m)
 	}
-	if uint64(next) <= w.store.FirstValid() {
-		return next // OverflowMin is only a bound: it may lie below the walk
-	}
-	for b := range w.store.Peep(uint64(next)) {
+	if b, ok := w.store.NextBucket(uint64(next)); ok {
 		next = min(next, int64(b))
-		break
 	}
-	return next
+	if w.live.Load() > 0 {
+		d.idleSince = 0
+		return min(next, now+maxSleep)
+	}
+	if d.idleSince == 0 {
+		d.idleSince = now
+	}
+	if now-d.idleSince >= maxSleep {
+		return math.MaxInt64
+	}
+	return min(next, d.idleSince+maxSleep)
 }
+
+// maxSleep bounds one sleep of the driver in the kernel.
+const maxSleep = int64(time.Second)
 
 func (d *driver) takeSyncs() {
 	w := d.w

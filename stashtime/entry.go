@@ -16,7 +16,17 @@ const (
 	kindTicker                 // NewTicker, Tick: send, then re-arm one period later
 	kindStdTimer               // a time.Timer made inside a synctest bubble
 	kindStdTicker              // a time.Ticker made inside a synctest bubble
+	kindChanNear               // a channel timer due within weakBeyond: ref holds the channel itself
 )
+
+// weakBeyond is the shortest channel timer that the wheel refers to weakly.
+// A weak reference costs more than the rest of starting a timer; a shorter
+// timer holds its channel until it fires, which an abandoned one then does
+// within weakBeyond, where the runtime would free it at the next collection.
+const weakBeyond = 1 << 30 // about 1.07 s
+
+// isChan reports whether e is a channel timer (not a ticker).
+func (e *entry) isChan() bool { return e.kind == kindChan || e.kind == kindChanNear }
 
 // An entry is one timer as the wheel sees it. The store holds *entry values.
 //
@@ -70,7 +80,16 @@ func (e *entry) setFn(f func()) { e.ref = *(*unsafe.Pointer)(unsafe.Pointer(&f))
 // ch returns the entry's channel, or nil once the channel has been
 // collected.
 func (e *entry) ch() chan Time {
+	if e.kind == kindChanNear {
+		return *(*chan Time)(unsafe.Pointer(&e.ref))
+	}
 	return weakChan{*(*weak.Pointer[hchan])(unsafe.Pointer(&e.ref))}.get()
+}
+
+// setChNear makes c the entry's channel, held strongly.
+func (e *entry) setChNear(c chan Time) {
+	e.kind = kindChanNear
+	e.ref = *(*unsafe.Pointer)(unsafe.Pointer(&c))
 }
 
 func (e *entry) setCh(c chan Time) {
@@ -129,8 +148,6 @@ func (e *entry) disarm() bool {
 	}
 	e.pending = false
 	e.w.stopped.Add(1)
-	if e.w.live.Add(-1) == 0 {
-		e.w.idle()
-	}
+	e.w.live.Add(-1)
 	return true
 }

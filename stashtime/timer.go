@@ -31,8 +31,13 @@ func (w *Wheel) newTimer(now int64, d Duration) *Timer {
 func (w *Wheel) newChan(now int64, d Duration) (chan Time, *entry) {
 	c := make(chan Time, 1)
 	e := &entry{w: w, kind: kindChan}
-	e.setCh(c)
-	if d >= watchBeyond {
+	switch {
+	case d < weakBeyond:
+		e.setChNear(c)
+	case d < watchBeyond:
+		e.setCh(c)
+	default:
+		e.setCh(c)
 		e.watch(c)
 	}
 	when := deadline(now, d)
@@ -95,7 +100,7 @@ func (t *Timer) Stop() bool {
 	e.mu.Lock()
 	stopped := e.disarm()
 	e.unqueue()
-	if e.kind == kindChan && e.drain() {
+	if e.isChan() && e.drain() {
 		stopped = true
 	}
 	e.mu.Unlock()
@@ -122,7 +127,7 @@ func (t *Timer) Reset(d Duration) bool {
 	when := deadline(now, d)
 	e.mu.Lock()
 	drained := false
-	if e.kind == kindChan {
+	if e.isChan() {
 		drained = e.drain()
 		if d <= 0 {
 			was := e.disarm()

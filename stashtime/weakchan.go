@@ -38,7 +38,7 @@ func (w weakChan) get() chan Time {
 // 8-byte slot after the next garbage collection, instead of its entry until
 // its deadline. (A sweep of the store after each collection was tried
 // instead: its cost grows with the store.)
-const watchBeyond = 1 << 30 // about 1.07 s
+const watchBeyond = 1 << 36 // about 69 s
 
 // watch arranges for e to be stopped and taken out of the store once its
 // channel is collected.

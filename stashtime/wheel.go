@@ -244,15 +244,6 @@ func (w *Wheel) bucketNum(b int64) int32 {
 // bucketStart is the first key of bucket n; n must not be farBucket.
 func (w *Wheel) bucketStart(n int32) int64 { return w.base + int64(n)*w.bucket }
 
-// idle wakes the driver if it sleeps toward a deadline when the last armed
-// timer has just been stopped, so that it parks without one instead.
-func (w *Wheel) idle() {
-	d := w.sleepUntil.Load()
-	if d != running && d != math.MaxInt64 && w.sleepUntil.CompareAndSwap(d, math.MaxInt64) {
-		w.poller.Wake()
-	}
-}
-
 func (w *Wheel) wakeIfEarlier(when int64) {
 	for {
 		d := w.sleepUntil.Load()

@@ -127,6 +127,26 @@ func (s *Store[T]) PeepRange(begin, end uint64) iter.Seq2[uint64, *T] {
 	}
 }
 
+// NextBucket returns the first key of the first bucket in the window
+// [FirstValid, end) whose leaf holds slots the walk has not passed: values,
+// slots reserved but not yet filled, and slots whose values were taken out
+// with Remove. It does not look at the overflow area (see OverflowMin). A
+// consumer that wakes at that key wastes no wake-ups on buckets that hold
+// nothing, and lets the walk reclaim what Remove left. Only the consumer may
+// call NextBucket.
+func (s *Store[T]) NextBucket(end uint64) (key uint64, ok bool) {
+	s.acquire()
+	defer s.release()
+	begin := s.fv.Load()
+	if end <= begin {
+		return 0, false
+	}
+	w := walker[T]{s: s, probe: true, floor: math.MaxUint64, found: math.MaxUint64}
+	hi := s.limit(end)
+	w.root(s.rootKids(begin, hi), nil, begin, hi)
+	return w.found, w.found != math.MaxUint64
+}
+
 // limit bounds a window's end by LastValid: no bucket starting after it
 // holds anything.
 func (s *Store[T]) limit(end uint64) uint64 {
@@ -144,6 +164,8 @@ type walker[T any] struct {
 	yield   func(uint64, *T) bool
 	floor   uint64 // lowest bucket where the walk parked or stopped
 	taken   int    // how many of the stuck overflow values root has yielded
+	probe   bool   // stop at the first leaf with slots the walk has not passed
+	found   uint64 // that leaf's first key, when probe found one
 }
 
 // root walks the coarsest level, whose slots are reused every revolution.
@@ -306,44 +328,63 @@ func (w *walker[T]) node(n *node, d int, from, hi uint64) bool {
 
 // leaf reads the leaf from its walk cursor up to the reservation cursor.
 func (w *walker[T]) leaf(l *leaf) bool {
-	chunk := w.s.leafChunk
+	if w.probe {
+		if l.walk < l.end.Load() {
+			w.found = l.base
+			return false
+		}
+		return true
+	}
+	chunk := uint64(w.s.leafChunk)
 	i, seg := l.walk, l.walkSeg
 	defer func() {
 		if w.consume {
 			l.walk, l.walkSeg = i, seg
 		}
 	}()
-	for end := l.end.Load(); i < end; i++ {
-		slot, sg := l.slotAt(seg, i, chunk)
+	for end := l.end.Load(); i < end; {
+		slot, sg := l.slotAt(seg, i, int(chunk))
 		if slot == nil {
 			return w.park(l)
 		}
 		seg = sg
-		p := atomic.LoadPointer(slot)
-		if p == sentinel {
-			return w.park(l)
-		}
-		if p == nil {
-			continue
-		}
-		if w.consume {
-			if !atomic.CompareAndSwapPointer(slot, p, nil) {
-				continue // a producer took it back
+		// The rest of this chunk is consecutive pointers: read them in a run.
+		run := min(chunk-(i-seg.start)%chunk, end-i)
+		for ; run > 0; run-- {
+			p := atomic.LoadPointer(slot)
+			if p == sentinel {
+				return w.park(l)
 			}
-			if w.s.trace != nil {
-				w.s.emit(OpWalk, l.base, len(w.s.levels))
+			if p != nil && w.take(l, slot, p) {
+				i++
+				if !w.yield(l.base, (*T)(p)) {
+					w.stop(l.base)
+					if w.consume {
+						w.s.stopFloor = max(l.base, l.min.Load())
+					}
+					return false
+				}
+			} else {
+				i++
 			}
-		} else if w.s.trace != nil {
-			w.s.emit(OpPeep, l.base, len(w.s.levels))
+			slot = (*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(slot), unsafe.Sizeof(p)))
 		}
-		if !w.yield(l.base, (*T)(p)) {
-			i++
-			w.stop(l.base)
-			if w.consume {
-				w.s.stopFloor = max(l.base, l.min.Load())
-			}
-			return false
+	}
+	return true
+}
+
+// take claims a value the walk met in slot: consumes it (unless a producer
+// took it back first) when walking, just reads it when peeping.
+func (w *walker[T]) take(l *leaf, slot *unsafe.Pointer, p unsafe.Pointer) bool {
+	if w.consume {
+		if !atomic.CompareAndSwapPointer(slot, p, nil) {
+			return false // a producer took it back
 		}
+		if w.s.trace != nil {
+			w.s.emit(OpWalk, l.base, len(w.s.levels))
+		}
+	} else if w.s.trace != nil {
+		w.s.emit(OpPeep, l.base, len(w.s.levels))
 	}
 	return true
 }
