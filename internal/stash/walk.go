@@ -350,7 +350,10 @@ func (w *walker[T]) leaf(l *leaf) bool {
 		seg = sg
 		// The rest of this chunk is consecutive pointers: read them in a run.
 		run := min(chunk-(i-seg.start)%chunk, end-i)
-		for ; run > 0; run-- {
+		for k := uint64(0); k < run; k++ {
+			if k > 0 { // never form a pointer past the chunk's end
+				slot = (*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(slot), unsafe.Sizeof(slot)))
+			}
 			p := atomic.LoadPointer(slot)
 			if p == sentinel {
 				return w.park(l)
@@ -367,7 +370,6 @@ func (w *walker[T]) leaf(l *leaf) bool {
 			} else {
 				i++
 			}
-			slot = (*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(slot), unsafe.Sizeof(p)))
 		}
 	}
 	return true
