@@ -113,6 +113,11 @@ func abandon(n int, k chanKind) abandonResult {
 		runtime.AddCleanup(h, countCleanup, &headers)
 	}
 	settleCleanups(&headers, int64(n))
+	if k.name == "NewTimer" || k.name == "NewTicker" {
+		// Cleanups run on one goroutine, the wheel's own among them:
+		// wait for the structs' turn too.
+		settleCleanups(&structs, int64(n))
+	}
 	gcN(3)
 	after := heapAlloc()
 	alive := 0
