@@ -1,7 +1,6 @@
 package stashtime
 
 import (
-	"flag"
 	"os"
 	"strings"
 	"sync"
@@ -21,9 +20,10 @@ import (
 // monotonic reading the timer needs (see now).
 
 // testBinary reports whether the program is a test binary: one built by go
-// test (named *.test, or *.test.exe on Windows), one run with testing flags
-// (go test always passes -test.paniconexit0 and -test.timeout), or one whose
-// testing flags are registered.
+// test (named *.test, or *.test.exe on Windows), or one run with testing
+// flags (go test always passes -test.paniconexit0 and -test.timeout). A
+// program that merely calls testing.Init or testing.Benchmark (as the bench
+// command does) is not one: it cannot create a bubble.
 //
 // The answer is computed once, at the first timer, which may come while
 // packages initialize: before package testing registers its flags (in
@@ -38,7 +38,7 @@ var testBinary = sync.OnceValue(func() bool {
 			return true
 		}
 	}
-	return flag.Lookup("test.v") != nil
+	return false
 })
 
 // now returns the system clock reading to start a timer from, and false if
