@@ -3,9 +3,9 @@ module github.com/stashgo/stash
 go 1.24.0
 
 require (
-	github.com/stretchr/testify v1.12.1 // indirect
-	go.uber.org/atomic v1.12.0 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
-	golang.org/x/sys v0.40.0 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
+	go.uber.org/goleak v1.3.0
+	golang.org/x/sys v0.40.0
+	pgregory.net/rapid v1.3.0
 )
+
+require github.com/stretchr/testify v1.12.1 // indirect
