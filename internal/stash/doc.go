@@ -56,4 +56,17 @@
 //     walk skips nodes of other revolutions, walks a window longer than the
 //     span in steps, and yields in key order, straight from the overflow
 //     area, a late value whose top-level slot a later revolution holds.
+//   - A slot changes only from the sentinel to a value, and from a value to
+//     empty, each by one CAS or store. Whoever empties a value owns it: the
+//     walk (which returns it), a producer taking it back from a detached
+//     subtree, Clean's salvage, or Remove (the owner of a Ref withdrawing
+//     it before the walk comes). Empty slots are never reused.
+//
+// # For a consumer that batches
+//
+// A walk stopped early leaves StopFloor, a lower bound of the keys it has
+// not returned yet (each leaf keeps the lowest key ever added to it), so a
+// consumer may act on what it collected below that bound in key order.
+// NextBucket finds the first bucket with anything the walk has not passed,
+// emptied slots included, so a consumer can sleep until then.
 package stash
