@@ -41,7 +41,7 @@ func (w *Wheel) run() {
 			continue
 		}
 		d.clean()
-		now := w.clock.Now()
+		now := w.now()
 		next := d.next(now)
 		if next > d.syncAt {
 			// Nothing due when the syncs were taken is left. One pass
@@ -50,7 +50,7 @@ func (w *Wheel) run() {
 			d.replySyncs()
 		}
 		w.sleepUntil.Store(next)
-		if d.next(now) < next || w.clock.Now() >= next {
+		if d.next(now) < next || w.now() >= next {
 			continue // a producer added an earlier deadline while we worked
 		}
 		if err := w.poller.Wait(next); err != nil {
@@ -63,7 +63,7 @@ func (w *Wheel) run() {
 // MaxBatch with more possibly due.
 func (d *driver) pass() bool {
 	w := d.w
-	now := w.clock.Now()
+	now := w.now()
 	w.walks.Add(1)
 	n, cut := 0, false
 	for b, e := range w.store.Walk(uint64(now) + 1) {
@@ -77,7 +77,7 @@ func (d *driver) pass() bool {
 	if cut {
 		floor = int64(min(w.store.StopFloor(), math.MaxInt64))
 	}
-	now = w.clock.Now()
+	now = w.now()
 	fired := 0
 	for len(d.heap) > 0 && d.heap[0].key <= now && d.heap[0].key <= floor {
 		if fired >= w.maxBatch {
@@ -247,7 +247,7 @@ func (d *driver) takeSyncs() {
 	w := d.w
 	w.syncMu.Lock()
 	if len(w.syncs) > 0 {
-		d.syncAt = w.clock.Now()
+		d.syncAt = w.now()
 	}
 	d.syncs = append(d.syncs, w.syncs...)
 	clear(w.syncs)

@@ -14,7 +14,7 @@ func (w *Wheel) NewTicker(d Duration) *Ticker {
 	if d <= 0 {
 		panic("non-positive interval for NewTicker")
 	}
-	return w.newTicker(w.clock.Now(), d)
+	return w.newTicker(w.now(), d)
 }
 
 func (w *Wheel) newTicker(now int64, d Duration) *Ticker {
@@ -69,7 +69,7 @@ func (t *Ticker) Reset(d Duration) {
 		return
 	}
 	w := e.w
-	now := w.clock.Now()
+	now := w.now()
 	when := deadline(now, d)
 	e.mu.Lock()
 	e.drain()

@@ -20,7 +20,7 @@ type funcTimer struct {
 
 // NewTimer creates a new Timer on w that will send the current time on its
 // channel after at least duration d.
-func (w *Wheel) NewTimer(d Duration) *Timer { return w.newTimer(w.clock.Now(), d) }
+func (w *Wheel) NewTimer(d Duration) *Timer { return w.newTimer(w.now(), d) }
 
 func (w *Wheel) newTimer(now int64, d Duration) *Timer {
 	c, e := w.newChan(now, d)
@@ -54,7 +54,7 @@ func (w *Wheel) newChan(now int64, d Duration) (chan Time, *entry) {
 // own goroutine. It returns a Timer that can be used to cancel the call
 // using its Stop method. The returned Timer's C field is nil.
 func (w *Wheel) AfterFunc(d Duration, f func()) *Timer {
-	return w.afterFunc(w.clock.Now(), d, f)
+	return w.afterFunc(w.now(), d, f)
 }
 
 func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
@@ -68,7 +68,7 @@ func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
 // After waits for the duration to elapse and then sends the current time on
 // the returned channel. It is NewTimer(d).C.
 func (w *Wheel) After(d Duration) <-chan Time {
-	c, _ := w.newChan(w.clock.Now(), d)
+	c, _ := w.newChan(w.now(), d)
 	return c
 }
 
@@ -100,7 +100,9 @@ func (t *Timer) Stop() bool {
 	e.mu.Lock()
 	stopped := e.disarm()
 	e.unqueue()
-	if e.isChan() && e.drain() {
+	// A channel timer's value is sent only as it stops being pending, so
+	// a pending one has nothing to drain.
+	if !stopped && e.isChan() && e.drain() {
 		stopped = true
 	}
 	e.mu.Unlock()
@@ -123,12 +125,12 @@ func (t *Timer) Reset(d Duration) bool {
 		return e.stdTimer().Reset(d)
 	}
 	w := e.w
-	now := w.clock.Now()
+	now := w.now()
 	when := deadline(now, d)
 	e.mu.Lock()
 	drained := false
 	if e.isChan() {
-		drained = e.drain()
+		drained = !e.pending && e.drain()
 		if d <= 0 {
 			was := e.disarm()
 			e.unqueue()

@@ -65,6 +65,7 @@ type Wheel struct {
 	poller   poller.Poller
 	bucket   int64
 	base     int64 // start of the wheel's first bucket
+	system   bool  // clock is the system monotonic clock
 	maxBatch int
 
 	// sleepUntil is the deadline the driver sleeps to, or running while it
@@ -103,6 +104,7 @@ func NewWheel(opts Options) (*Wheel, error) {
 	w := &Wheel{
 		clock:    c,
 		store:    st,
+		system:   clock.IsSystem(c),
 		bucket:   int64(st.Bucket()),
 		base:     int64(st.FirstValid() - st.FirstValid()%st.Bucket()),
 		maxBatch: opts.MaxBatch,
@@ -165,7 +167,16 @@ func (w *Wheel) Close() error {
 }
 
 // Now returns the wheel's clock reading as a Time.
-func (w *Wheel) Now() Time { return w.clock.Time(w.clock.Now()) }
+func (w *Wheel) Now() Time { return w.clock.Time(w.now()) }
+
+// now reads the wheel's clock, without an interface call for the system
+// clock.
+func (w *Wheel) now() int64 {
+	if w.system {
+		return clock.Mono()
+	}
+	return w.clock.Now()
+}
 
 // Poller names the poller the driver sleeps on: "epoll" or "portable".
 func (w *Wheel) Poller() string { return w.poller.Kind() }
