@@ -83,7 +83,11 @@ func (e *entry) ch() chan Time {
 	if e.kind == kindChanNear {
 		return *(*chan Time)(unsafe.Pointer(&e.ref))
 	}
-	return weakChan{*(*weak.Pointer[hchan])(unsafe.Pointer(&e.ref))}.get()
+	p := (*weak.Pointer[hchan])(unsafe.Pointer(&e.ref)).Value()
+	if p == nil {
+		return nil
+	}
+	return *(*chan Time)(unsafe.Pointer(&p))
 }
 
 // setChNear makes c the entry's channel, held strongly.
@@ -93,8 +97,8 @@ func (e *entry) setChNear(c chan Time) {
 }
 
 func (e *entry) setCh(c chan Time) {
-	w := makeWeakChan(c)
-	e.ref = *(*unsafe.Pointer)(unsafe.Pointer(&w.p))
+	wp := weak.Make(headerOf(c))
+	e.ref = *(*unsafe.Pointer)(unsafe.Pointer(&wp))
 }
 
 func (e *entry) stdTimer() *time.Timer   { return (*time.Timer)(e.ref) }

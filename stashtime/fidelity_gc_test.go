@@ -15,8 +15,6 @@ import (
 	"weak"
 )
 
-// headerOf returns the runtime header a channel value points to.
-func headerOf(c <-chan Time) *hchan { return *(**hchan)(unsafe.Pointer(&c)) }
 
 func gcN(n int) {
 	for range n {

@@ -3,33 +3,20 @@ package stashtime
 import (
 	"runtime"
 	"unsafe"
-	"weak"
 )
 
 // hchan stands for the runtime's channel header, which a chan value points
 // to. Only its address is used.
 type hchan struct{ _ byte }
 
-// A weakChan refers to a timer's channel without keeping it alive, so that
-// an abandoned After, NewTimer, Tick or NewTicker is collected as it is by
-// the runtime (Go 1.23). A receiver blocked on the channel keeps it alive,
-// and then the wheel still delivers to it.
-type weakChan struct {
-	p weak.Pointer[hchan]
-}
+// headerOf returns the runtime channel header that c points to.
+func headerOf(c <-chan Time) *hchan { return *(**hchan)(unsafe.Pointer(&c)) }
 
-func makeWeakChan(c chan Time) weakChan {
-	return weakChan{weak.Make(*(**hchan)(unsafe.Pointer(&c)))}
-}
-
-// get returns the channel, or nil once it has been collected.
-func (w weakChan) get() chan Time {
-	p := w.p.Value()
-	if p == nil {
-		return nil
-	}
-	return *(*chan Time)(unsafe.Pointer(&p))
-}
+// The wheel refers to a timer's channel weakly (weak.Pointer to its header),
+// so that an abandoned After, NewTimer, Tick or NewTicker is collected as it
+// is by the runtime (Go 1.23). A receiver blocked on the channel keeps it
+// alive, and then the wheel still delivers to it. The weak pointer lives in
+// entry.ref (see entry.setCh and entry.ch).
 
 // watchBeyond is the shortest timer whose abandonment the wheel watches for.
 // A shorter abandoned timer leaves its 48-byte entry in the store until its
@@ -43,7 +30,7 @@ const watchBeyond = 1 << 36 // about 69 s
 // watch arranges for e to be stopped and taken out of the store once its
 // channel is collected.
 func (e *entry) watch(c chan Time) {
-	runtime.AddCleanup(*(**hchan)(unsafe.Pointer(&c)), (*entry).abandon, e)
+	runtime.AddCleanup(headerOf(c), (*entry).abandon, e)
 }
 
 // abandon stops an entry whose channel has been collected: nobody can
