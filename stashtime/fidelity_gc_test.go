@@ -15,7 +15,6 @@ import (
 	"weak"
 )
 
-
 func gcN(n int) {
 	for range n {
 		runtime.GC()
