@@ -8,9 +8,13 @@ import (
 
 // A node is one level's slot array for the keys [base, base+span of the
 // level). Its children are nodes of the next level or, at the last level,
-// leaves. mask has bit i set while slot i may hold a child: producers set it
-// after publishing a child, Clean clears it before detaching one, so a clear
-// bit always means an empty slot and the walk skips it.
+// leaves. mask has bit i set while slot i may hold a child, and the walk
+// skips a slot whose bit is clear. Clean clears a bit before it detaches the
+// child; every producer that descends through a slot, not only the one that
+// published its child, sets the bit before it goes on. So no value is ever
+// stored under a clear bit while its path is attached: the producer that
+// published a child may be preempted before it marks it, and another
+// producer's value below it would otherwise be invisible to the walk.
 type node struct {
 	base uint64
 	mask []atomic.Uint64
@@ -25,8 +29,9 @@ func newNode(base uint64, l Level) *node {
 	}
 }
 
-func (n *node) mark(i uint64)   { n.mask[i/64].Or(1 << (i % 64)) }
-func (n *node) unmark(i uint64) { n.mask[i/64].And(^(1 << (i % 64))) }
+func (n *node) mark(i uint64)        { n.mask[i/64].Or(1 << (i % 64)) }
+func (n *node) marked(i uint64) bool { return n.mask[i/64].Load()&(1<<(i%64)) != 0 }
+func (n *node) unmark(i uint64)      { n.mask[i/64].And(^(1 << (i % 64))) }
 
 // next returns the first slot at or after i whose bit is set, or mod.
 func (n *node) next(i, mod uint64) uint64 {

@@ -220,11 +220,13 @@ func (s *Store[T]) descend(key uint64, path *[maxLevels]step) *leaf {
 				fresh = unsafe.Pointer(newNode(base, s.levels[d+1]))
 			}
 			if atomic.CompareAndSwapPointer(slot, nil, fresh) {
-				n.mark(i)
 				c = fresh
 			} else {
 				c = atomic.LoadPointer(slot)
 			}
+		}
+		if !n.marked(i) {
+			n.mark(i)
 		}
 		if baseOf(c, d == last) != base {
 			return nil
