@@ -24,9 +24,10 @@
 // deadline order, and reclaims what it has passed.
 //
 // A timer is filed at a key no later than its deadline: its deadline if that
-// is near, else the deadline rounded down to a grain of a sixteenth to a
-// thirty-second of the distance, so far timers share dense buckets. When the
-// walk meets a timer early it files it again, closer. Pushing a pending
+// is near, else one to two grains before it, on a multiple of a grain of a
+// quarter to an eighth of the distance, so far timers share dense buckets
+// and the walk meets them well before they are due. When the walk meets a
+// timer early it files it again, closer. Pushing a pending
 // deadline later (the idle-deadline pattern) is therefore one store under
 // the timer's lock: the timer is re-filed, once, when its old key comes.
 // Timers due within the bucket the clock is in wait in the driver's small

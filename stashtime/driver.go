@@ -36,8 +36,10 @@ func (w *Wheel) run() {
 	for !w.closed.Load() {
 		w.sleepUntil.Store(running)
 		d.takeSyncs()
-		if d.pass() {
-			runtime.Gosched() // let the callbacks just started run
+		if more, fired := d.pass(); more {
+			if fired > 0 {
+				runtime.Gosched() // let the callbacks just started run
+			}
 			continue
 		}
 		d.clean()
@@ -60,8 +62,8 @@ func (w *Wheel) run() {
 }
 
 // pass walks and fires what is due now. It reports whether it stopped at
-// MaxBatch with more possibly due.
-func (d *driver) pass() bool {
+// MaxBatch with more possibly due, and how many timers it fired.
+func (d *driver) pass() (more bool, fired int) {
 	w := d.w
 	now := w.now()
 	w.walks.Add(1)
@@ -78,17 +80,16 @@ func (d *driver) pass() bool {
 		floor = int64(min(w.store.StopFloor(), math.MaxInt64))
 	}
 	now = w.now()
-	fired := 0
 	for len(d.heap) > 0 && d.heap[0].key <= now && d.heap[0].key <= floor {
 		if fired >= w.maxBatch {
-			return true
+			return true, fired
 		}
 		it := d.heap.pop()
 		if d.fire(it, now) {
 			fired++
 		}
 	}
-	return cut
+	return cut, fired
 }
 
 // examine handles a holder the walk met in the bucket starting at b.

@@ -215,20 +215,29 @@ func (w *Wheel) bucketOf(when int64) int64 { return when - when%w.bucket }
 // deadline. Beyond it, fileKey files it earlier, at a multiple of a coarser
 // grain (ratas' range scheduling): far timers share a few dense leaves
 // instead of one sparse leaf each, and most are stopped before they are ever
-// looked at. A timer met early is re-filed closer, at most about
-// log16(distance/exactWithin) times.
+// looked at. A timer met early is re-filed closer, each time at a quarter
+// to a half of its remaining distance, so about log3(distance/exactWithin)
+// times.
 const exactWithin = 1 << 30 // about 1.07 s
 
 // fileKey returns the key at which to file a timer due at when, seen at now:
-// when itself if it is near, else when rounded down to a power of two
-// between a sixteenth and a thirty-second of the distance.
+// when itself if it is near, else a multiple of a grain g, a power of two
+// between an eighth and a quarter of the distance, that lies between g and
+// 2g before when.
+//
+// The driver re-files, when it reaches a coarse key, every timer filed
+// there, before it can fire any timer due later. Keeping the coarse key at
+// least a grain (268 ms at exactWithin) ahead of the deadlines it holds
+// gives that work time to finish before the first of them is due, even for
+// a burst of a million timers due at one instant.
 func fileKey(now, when int64) int64 {
 	dist := when - now
 	if dist < exactWithin {
 		return when
 	}
-	grain := int64(1) << (bits.Len64(uint64(dist)) - 5)
-	return when - when%grain
+	grain := int64(1) << (bits.Len64(uint64(dist)) - 3)
+	key := when - grain
+	return key - key%grain
 }
 
 // file gives e a holder in the store for its deadline, seen at now. e.mu is
