@@ -15,28 +15,40 @@ import (
 // stored under a clear bit while its path is attached: the producer that
 // published a child may be preempted before it marks it, and another
 // producer's value below it would otherwise be invisible to the walk.
+//
+// The first mask word sits in the node itself (DefaultLevels has 64 slots a
+// node), so a descent reads it from the line it reads base from.
 type node struct {
-	base uint64
-	mask []atomic.Uint64
-	kids slots
+	base  uint64
+	mask0 atomic.Uint64   // bits of slots 0-63
+	mask  []atomic.Uint64 // bits of slots 64 and up, 64 a word
+	kids  slots
 }
 
 func newNode(base uint64, l Level) *node {
-	return &node{
-		base: base,
-		mask: make([]atomic.Uint64, (l.Mod+63)/64),
-		kids: makeSlots(int(l.Mod), l.Chunk),
+	n := &node{base: base, kids: makeSlots(int(l.Mod), l.Chunk)}
+	if l.Mod > 64 {
+		n.mask = make([]atomic.Uint64, (l.Mod-1)/64)
 	}
+	return n
 }
 
-func (n *node) mark(i uint64)        { n.mask[i/64].Or(1 << (i % 64)) }
-func (n *node) marked(i uint64) bool { return n.mask[i/64].Load()&(1<<(i%64)) != 0 }
-func (n *node) unmark(i uint64)      { n.mask[i/64].And(^(1 << (i % 64))) }
+// word returns the mask word holding slot i's bit.
+func (n *node) word(i uint64) *atomic.Uint64 {
+	if i < 64 {
+		return &n.mask0
+	}
+	return &n.mask[i/64-1]
+}
+
+func (n *node) mark(i uint64)        { n.word(i).Or(1 << (i % 64)) }
+func (n *node) marked(i uint64) bool { return n.word(i).Load()&(1<<(i%64)) != 0 }
+func (n *node) unmark(i uint64)      { n.word(i).And(^(1 << (i % 64))) }
 
 // next returns the first slot at or after i whose bit is set, or mod.
 func (n *node) next(i, mod uint64) uint64 {
 	for i < mod {
-		w := n.mask[i/64].Load() >> (i % 64)
+		w := n.word(i).Load() >> (i % 64)
 		if w != 0 {
 			i += uint64(bits.TrailingZeros64(w))
 			if i >= mod {

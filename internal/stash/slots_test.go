@@ -78,8 +78,8 @@ func TestSlotsConcurrentSpawn(t *testing.T) {
 
 func TestNodeMask(t *testing.T) {
 	n := newNode(0, Level{Div: 1, Mod: 130, Chunk: 8})
-	if len(n.mask) != 3 {
-		t.Fatalf("%d mask words for 130 slots, want 3", len(n.mask))
+	if len(n.mask) != 2 {
+		t.Fatalf("%d mask words beyond the first for 130 slots, want 2", len(n.mask))
 	}
 	if got := n.next(0, 130); got != 130 {
 		t.Fatalf("next on an empty node = %d, want 130", got)
@@ -99,7 +99,7 @@ func TestNodeMask(t *testing.T) {
 		t.Fatal("unmark did not clear the bit")
 	}
 	// next never reports a slot at or past mod, even with stray high bits.
-	n.mask[2].Store(^uint64(0))
+	n.word(128).Store(^uint64(0))
 	if got := n.next(130, 130); got != 130 {
 		t.Fatalf("next past mod = %d", got)
 	}
