@@ -98,6 +98,10 @@ func (s *Store[T]) salvage(c unsafe.Pointer, d int) {
 	seg := l.first.Load()
 	for i := seg.start; i < end; i++ {
 		slot, sg := l.slotAt(seg, i, s.leafChunk)
+		if sg != nil && sg.start > i { // a compacted stretch
+			i, seg = sg.start-1, sg
+			continue
+		}
 		if slot == nil {
 			// Reserved, never allocated: its producer finds the subtree
 			// detached and adds again. Later slots may hold values.

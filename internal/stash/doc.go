@@ -61,6 +61,9 @@
 //     walk (which returns it), a producer taking it back from a detached
 //     subtree, Clean's salvage, or Remove (the owner of a Ref withdrawing
 //     it before the walk comes). Empty slots are never reused.
+//   - Compaction ahead of the walk. Compact unlinks a leaf segment only when
+//     every slot in it is empty, never the walk's segment nor the newest, so
+//     no producer can still write there; the walk steps over the gap.
 //
 // # For a consumer that batches
 //

@@ -73,6 +73,9 @@ func (l *leaf) reserve(chunk int) *unsafe.Pointer {
 
 // segmentFor follows the chain from s to the segment holding index i,
 // creating segments when spawn is set; it returns nil if one is missing.
+// Past a stretch that Compact unlinked it returns the first segment after
+// it, whose start is above i; a producer never looks for an index there,
+// since its own slot keeps its segment linked.
 func (l *leaf) segmentFor(s *segment, i uint64, chunk int, spawn bool) *segment {
 	size := uint64(segChunks * chunk)
 	for i >= s.start+size {
@@ -93,13 +96,16 @@ func (l *leaf) segmentFor(s *segment, i uint64, chunk int, spawn bool) *segment 
 	return s
 }
 
-// slotAt returns the address of slot i, starting the search at s, or nil
-// if a producer has reserved it but not yet allocated its storage. It also
-// returns the segment holding i so that sequential reads resume there.
+// slotAt returns the address of slot i, starting the search at s, and the
+// segment holding it, so that sequential reads resume there. The address is
+// nil if a producer has reserved slot i but not yet allocated its storage;
+// the segment too if it has not allocated the segment. If Compact unlinked
+// the segment that held i, slotAt returns a nil address and the next linked
+// segment, which starts after i: every slot in between was emptied.
 func (l *leaf) slotAt(s *segment, i uint64, chunk int) (*unsafe.Pointer, *segment) {
 	s = l.segmentFor(s, i, chunk, false)
-	if s == nil {
-		return nil, nil
+	if s == nil || s.start > i {
+		return nil, s
 	}
 	return s.slots.at(int(i-s.start), chunk, false, nil), s
 }

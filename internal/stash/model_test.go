@@ -66,8 +66,8 @@ func isSubsequence(sub, seq []int) bool {
 }
 
 // checkModel runs a random sequence of adds (near, beyond the span, late
-// below FirstValid, on a key already used), walks (whole and stopped early),
-// peeps and cleans against the model.
+// below FirstValid, on a key already used), removes, walks (whole and
+// stopped early), peeps, cleans and compactions against the model.
 func checkModel(t *rapid.T) {
 	cfg := modelGeometries[rapid.IntRange(0, len(modelGeometries)-1).Draw(t, "geometry")]
 	start := rapid.Uint64Range(0, 1000).Draw(t, "start")
@@ -78,9 +78,15 @@ func checkModel(t *rapid.T) {
 	m := &model{bucket: s.Bucket()}
 	span := s.Span()
 	next := 0
+	type added struct {
+		v   *kv
+		ref Ref
+	}
+	var all []added
 	add := func(k uint64) {
-		s.Add(k, &kv{key: k, id: next})
-		m.vals = append(m.vals, kv{key: k, id: next})
+		v := &kv{key: k, id: next}
+		all = append(all, added{v, s.Add(k, v)})
+		m.vals = append(m.vals, *v)
 		next++
 	}
 	t.Repeat(map[string]func(*rapid.T){
@@ -143,6 +149,20 @@ func checkModel(t *rapid.T) {
 		},
 		"clean": func(t *rapid.T) {
 			s.Clean()
+		},
+		"remove": func(t *rapid.T) {
+			if len(all) == 0 {
+				t.Skip("nothing added yet")
+			}
+			a := rapid.SampledFrom(all).Draw(t, "value")
+			// Remove fails for a value already walked, or moved out of
+			// its slot (from the overflow area, or by salvage).
+			if s.Remove(a.ref, a.v) {
+				m.remove([]kv{*a.v})
+			}
+		},
+		"compact": func(t *rapid.T) {
+			s.Compact()
 		},
 		"": func(t *rapid.T) {
 			// FirstValid is a true low-water mark: every value not yet

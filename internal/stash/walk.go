@@ -344,6 +344,10 @@ func (w *walker[T]) leaf(l *leaf) bool {
 	}()
 	for end := l.end.Load(); i < end; {
 		slot, sg := l.slotAt(seg, i, int(chunk))
+		if sg != nil && sg.start > i { // a compacted stretch: nothing left in it
+			i, seg = sg.start, sg
+			continue
+		}
 		if slot == nil {
 			return w.park(l)
 		}

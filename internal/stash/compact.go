@@ -1,0 +1,82 @@
+package stash
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// Compact unlinks, in every leaf, the segments ahead of the walk whose slots
+// have all been emptied, by Remove or by producers taking values back, and
+// returns how many it unlinked. A workload that removes most of what it
+// adds (timers stopped long before they are due) then holds memory in
+// proportion to what is live, not to everything added since the walk last
+// passed. Only the consumer may call Compact.
+//
+// A segment is unlinked only when every one of its slots is empty. An empty
+// slot stays empty, so no producer is still writing to it and none will
+// reserve in it again; the walk, which alone follows the chain from its
+// cursor, steps over the gap. The newest segment of a leaf always stays, so
+// producers keep appending at the true end of the chain, and an unlinked
+// segment keeps its link onward for a producer that still holds it.
+func (s *Store[T]) Compact() int {
+	s.acquire()
+	defer s.release()
+	n := 0
+	s.compact(s.root, 0, &n)
+	return n
+}
+
+func (s *Store[T]) compact(nd *node, d int, n *int) {
+	lv := s.levels[d]
+	leaves := d+1 == len(s.levels)
+	for i := nd.next(0, lv.Mod); i < lv.Mod; i = nd.next(i+1, lv.Mod) {
+		c := nd.child(i, lv)
+		switch {
+		case c == nil:
+		case leaves:
+			*n += (*leaf)(c).compact(s.leafChunk)
+		default:
+			s.compact((*node)(c), d+1, n)
+		}
+	}
+}
+
+// compact unlinks the emptied segments after the walk's and returns how
+// many it unlinked. Only the consumer calls it.
+func (l *leaf) compact(chunk int) int {
+	n := 0
+	prev := l.walkSeg
+	for {
+		seg := prev.next.Load()
+		if seg == nil {
+			return n
+		}
+		next := seg.next.Load()
+		if next == nil || !seg.slots.emptied(segChunks*chunk, chunk) {
+			prev = seg
+			continue
+		}
+		prev.next.Store(next)
+		n++
+	}
+}
+
+// emptied reports whether all n slots exist and are empty.
+func (s *slots) emptied(n, chunk int) bool {
+	for q := 0; q*chunk < n; q++ {
+		c := &s.first
+		if q > 0 {
+			c = &s.rest[q-1]
+		}
+		p := atomic.LoadPointer(c)
+		if p == nil {
+			return false
+		}
+		for r := range min(chunk, n-q*chunk) {
+			if atomic.LoadPointer((*unsafe.Pointer)(unsafe.Add(p, uintptr(r)*unsafe.Sizeof(p)))) != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
