@@ -20,6 +20,11 @@ import (
 // below the store's StopFloor, so deadline order holds across batches. After
 // the last pass it cleans what the walk passed, finds the next deadline,
 // publishes it, checks again, and sleeps.
+//
+// A bucket whose backlog would take long to walk is pre-walked: from shortly
+// before it starts, the passes walk it too and move the holders due in it
+// into the near heap, so that when its first deadline comes the heap holds
+// the whole bucket and firing starts at once.
 type driver struct {
 	w         *Wheel
 	heap      nearHeap
@@ -27,12 +32,16 @@ type driver struct {
 	syncAt    int64 // clock reading when syncs were last taken
 	lastClean uint64
 	idleSince int64 // clock reading since which no timer has been armed, or 0
+
+	// ahead is the start of the bucket to pre-walk from the clock reading
+	// aheadAt on; aheadAt is math.MaxInt64 when there is none.
+	ahead, aheadAt int64
 }
 
 func (w *Wheel) run() {
 	runtime.LockOSThread()
 	defer close(w.done)
-	d := &driver{w: w}
+	d := &driver{w: w, aheadAt: math.MaxInt64}
 	for !w.closed.Load() {
 		w.sleepUntil.Store(running)
 		d.takeSyncs()
@@ -43,6 +52,7 @@ func (w *Wheel) run() {
 			continue
 		}
 		d.clean()
+		d.compact()
 		now := w.now()
 		next := d.next(now)
 		if next > d.syncAt {
@@ -67,9 +77,14 @@ func (d *driver) pass() (more bool, fired int) {
 	w := d.w
 	now := w.now()
 	w.walks.Add(1)
+	// The walk takes every bucket up to the one starting at through.
+	through := w.bucketOf(now)
+	if now >= d.aheadAt {
+		through = max(through, d.ahead)
+	}
 	n, cut := 0, false
-	for b, e := range w.store.Walk(uint64(now) + 1) {
-		d.examine(e, int64(b), now)
+	for b, e := range w.store.Walk(uint64(max(now, through)) + 1) {
+		d.examine(e, int64(b), now, through)
 		if n++; n >= w.maxBatch {
 			cut = true
 			break
@@ -92,8 +107,9 @@ func (d *driver) pass() (more bool, fired int) {
 	return cut, fired
 }
 
-// examine handles a holder the walk met in the bucket starting at b.
-func (d *driver) examine(e *entry, b, now int64) {
+// examine handles a holder the walk met in the bucket starting at b, in a
+// pass that walks up to the bucket starting at through.
+func (d *driver) examine(e *entry, b, now, through int64) {
 	e.mu.Lock()
 	switch {
 	case !e.inStore(b):
@@ -101,16 +117,17 @@ func (d *driver) examine(e *entry, b, now int64) {
 	case !e.pending:
 		e.queued = false
 	default:
-		d.refile(e, now)
+		d.refile(e, now, through)
 	}
 	e.mu.Unlock()
 }
 
 // refile gives a pending entry a new holder: the near heap if it is due by
-// the end of the bucket now is in, the store otherwise. e.mu is held.
-func (d *driver) refile(e *entry, now int64) {
+// the end of the bucket starting at through, which the walk has reached,
+// the store otherwise. e.mu is held.
+func (d *driver) refile(e *entry, now, through int64) {
 	w := d.w
-	if e.when <= now || w.bucketOf(e.when) == w.bucketOf(now) {
+	if e.when <= now || w.bucketOf(e.when) <= through {
 		e.queued, e.qheap, e.slot = true, true, stash.Ref{}
 		d.heap.push(nearItem{e.when, e})
 		return
@@ -134,7 +151,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		return false
 	}
 	if e.when > now { // reset later in place while in the heap
-		d.refile(e, now)
+		d.refile(e, now, w.bucketOf(now))
 		e.mu.Unlock()
 		return false
 	}
@@ -170,7 +187,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		default: // a tick is already waiting: drop this one
 		}
 		e.when = nextTick(when, e.ticker().period, now)
-		d.refile(e, now)
+		d.refile(e, now, w.bucketOf(now))
 	}
 	e.mu.Unlock()
 	return true
@@ -203,11 +220,11 @@ func (d *driver) clean() {
 }
 
 // next returns the deadline to sleep to: the soonest of the near heap's
-// top, the overflow area's lowest key and the start of the first bucket that
-// holds anything. Waking at a bucket's start, the pass moves the bucket's
-// holders into the near heap (or fires them), so finding the next deadline
-// never scans a bucket, and the driver wakes at most once per non-empty
-// bucket beyond the timers themselves.
+// top, the overflow area's lowest key and the wake-up for the first bucket
+// that holds anything (see wakeFor). Waking at a bucket's start, the pass
+// moves the bucket's holders into the near heap (or fires them), so finding
+// the next deadline never scans a bucket, and the driver wakes at most
+// twice per non-empty bucket beyond the timers themselves.
 //
 // The driver never sleeps in the kernel longer than maxSleep. Once no timer
 // has been armed for maxSleep it returns math.MaxInt64, whatever stale
@@ -225,8 +242,9 @@ func (d *driver) next(now int64) int64 {
 	if m, ok := w.store.OverflowMin(); ok && m < uint64(next) {
 		next = int64(m)
 	}
+	d.ahead, d.aheadAt = 0, math.MaxInt64
 	if b, ok := w.store.NextBucket(uint64(next)); ok {
-		next = min(next, int64(b))
+		next = min(next, d.wakeFor(int64(b), now))
 	}
 	if w.live.Load() > 0 {
 		d.idleSince = 0
@@ -243,6 +261,34 @@ func (d *driver) next(now int64) int64 {
 
 // maxSleep bounds one sleep of the driver in the kernel.
 const maxSleep = int64(time.Second)
+
+// wakeFor returns when to wake for the bucket starting at b, the first that
+// holds anything: at its start, unless its backlog is more than a few
+// batches. Such a bucket is pre-walked from b less an estimate of the walk's
+// time (never before now), so that the near heap holds all of it by its
+// first deadline. A bucket further off than maxAhead is looked at again
+// maxAhead before it starts, since its backlog may still grow.
+func (d *driver) wakeFor(b, now int64) int64 {
+	w := d.w
+	if n := w.store.Backlog(uint64(b)); n > 4*w.maxBatch {
+		d.ahead = b
+		d.aheadAt = max(b-min(int64(n)*walkCost, maxAhead), now)
+		return d.aheadAt
+	}
+	if b-maxAhead > now {
+		return b - maxAhead
+	}
+	return b
+}
+
+const (
+	// walkCost is a generous estimate of the time a pass takes to walk one
+	// holder into the near heap.
+	walkCost = 200 // ns
+	// maxAhead bounds how long before a bucket starts the driver pre-walks
+	// it.
+	maxAhead = int64(500 * time.Millisecond)
+)
 
 func (d *driver) takeSyncs() {
 	w := d.w

@@ -41,7 +41,8 @@ func (e *entry) isChan() bool { return e.kind == kindChan || e.kind == kindChanN
 // that does not match is stale and is dropped when met. An entry is
 // re-filed in place (no new holder) whenever its live holder is in the store
 // and will be examined no later than its new deadline. Stop takes the live
-// store holder out of its slot, so a stopped timer leaves nothing behind.
+// store holder out of its slot, and the driver's compactions reclaim the
+// emptied slots, so a stopped timer leaves (almost) nothing behind.
 //
 // An entry is kept small, since a server may hold millions: what differs by
 // kind shares the one word ref, and a ticker's period lives in the
@@ -151,7 +152,7 @@ func (e *entry) disarm() bool {
 		return false
 	}
 	e.pending = false
-	e.w.stopped.Add(1)
+	e.w.noteStop(e.w.stopped.Add(1))
 	e.w.live.Add(-1)
 	return true
 }

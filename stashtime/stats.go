@@ -14,6 +14,7 @@ type Stats struct {
 	Overflow int   // deadlines waiting beyond the store's span
 	Walks    int64 // driver passes
 	Cleans   int64 // store reclamations
+	Compacts int64 // compactions of the slots stopped timers emptied
 	// Lateness of firings: how long after its deadline each fired. Each
 	// percentile is the upper bound of the histogram bucket it falls in
 	// (buckets are a quarter of a power of two wide).
@@ -29,6 +30,7 @@ func (w *Wheel) Stats() Stats {
 		Overflow: w.store.Overflow(),
 		Walks:    w.walks.Load(),
 		Cleans:   w.cleans.Load(),
+		Compacts: w.compacts.Load(),
 	}
 	s.LateP50, s.LateP90, s.LateP99, s.LateMax = w.late.percentiles()
 	return s

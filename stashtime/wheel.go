@@ -73,8 +73,9 @@ type Wheel struct {
 	// poller; only the producer that lowers it pays the system call.
 	sleepUntil atomic.Int64
 
-	live, fired, stopped, walks, cleans atomic.Int64
-	late                                latency
+	live, fired, stopped, walks, cleans, compacts atomic.Int64
+	late                                          latency
+	compaction                                    compaction
 
 	syncMu sync.Mutex
 	syncs  []chan struct{}
@@ -119,6 +120,7 @@ func NewWheel(opts Options) (*Wheel, error) {
 		w.poller = poller.New(c)
 	}
 	w.sleepUntil.Store(running)
+	w.compaction.at.Store(compactMin)
 	go w.run()
 	return w, nil
 }
