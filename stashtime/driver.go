@@ -36,6 +36,10 @@ type driver struct {
 	// ahead is the start of the bucket to pre-walk from the clock reading
 	// aheadAt on; aheadAt is math.MaxInt64 when there is none.
 	ahead, aheadAt int64
+	// lookB is the bucket wakeFor last looked at, lookN its backlog then,
+	// and lookAt when to look at it again.
+	lookB, lookAt int64
+	lookN         int
 }
 
 func (w *Wheel) run() {
@@ -266,19 +270,34 @@ const maxSleep = int64(time.Second)
 // holds anything: at its start, unless its backlog is more than a few
 // batches. Such a bucket is pre-walked from b less an estimate of the walk's
 // time (never before now), so that the near heap holds all of it by its
-// first deadline. A bucket further off than maxAhead is looked at again
-// maxAhead before it starts, since its backlog may still grow.
+// first deadline.
+//
+// A producer filing into b does not wake the driver, so a backlog that is
+// still small may grow unseen: the driver looks again halfway to b each time
+// it finds a backlog of more than one new or grown (down to lookMin before
+// b), and in any case maxAhead before b.
 func (d *driver) wakeFor(b, now int64) int64 {
 	w := d.w
-	if n := w.store.Backlog(uint64(b)); n > 4*w.maxBatch {
+	n := w.store.Backlog(uint64(b))
+	if n > 4*w.maxBatch {
 		d.ahead = b
 		d.aheadAt = max(b-min(int64(n)*walkCost, maxAhead), now)
 		return d.aheadAt
 	}
-	if b-maxAhead > now {
-		return b - maxAhead
+	if b != d.lookB || n > d.lookN {
+		d.lookB, d.lookN, d.lookAt = b, n, b
+		if n > 1 && b-now > 2*lookMin {
+			d.lookAt = now + (b-now)/2
+		}
 	}
-	return b
+	wake := b
+	if d.lookAt > now {
+		wake = d.lookAt
+	}
+	if b-maxAhead > now {
+		wake = min(wake, b-maxAhead)
+	}
+	return wake
 }
 
 const (
@@ -288,6 +307,9 @@ const (
 	// maxAhead bounds how long before a bucket starts the driver pre-walks
 	// it.
 	maxAhead = int64(500 * time.Millisecond)
+	// lookMin is how close to a bucket's start the driver stops looking
+	// again at a growing backlog.
+	lookMin = int64(time.Millisecond)
 )
 
 func (d *driver) takeSyncs() {

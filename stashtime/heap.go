@@ -8,7 +8,8 @@ type nearItem struct {
 }
 
 // nearHeap is a binary min-heap of nearItems by key, owned by the driver.
-// It only ever holds timers due within the current bucket.
+// It only ever holds timers due by the end of the current bucket or of the
+// bucket being pre-walked.
 type nearHeap []nearItem
 
 func (h *nearHeap) push(it nearItem) {
