@@ -94,29 +94,22 @@ func (s *Store[T]) salvage(c unsafe.Pointer, d int) {
 		return
 	}
 	l := (*leaf)(c)
-	end := l.end.Load()
-	seg := l.first.Load()
-	for i := seg.start; i < end; i++ {
-		slot, sg := l.slotAt(seg, i, s.leafChunk)
-		if sg != nil && sg.start > i { // a compacted stretch
-			i, seg = sg.start-1, sg
-			continue
-		}
-		if slot == nil {
-			// Reserved, never allocated: its producer finds the subtree
-			// detached and adds again. Later slots may hold values.
-			continue
-		}
-		seg = sg
-		p := atomic.LoadPointer(slot)
-		if p == nil || p == sentinel {
-			continue
-		}
-		if atomic.CompareAndSwapPointer(slot, p, nil) {
-			if s.trace != nil {
-				s.emit(OpSalvage, l.base, d)
+	// Slots not yet reserved read as the sentinel; a reservation whose
+	// segment is not published is its producer's to add again, once it
+	// finds the subtree detached.
+	for seg := l.first.Load(); seg != nil; seg = seg.next.Load() {
+		for i := range seg.slots {
+			slot := &seg.slots[i]
+			p := atomic.LoadPointer(slot)
+			if p == nil || p == sentinel {
+				continue
 			}
-			s.add(l.base, p)
+			if atomic.CompareAndSwapPointer(slot, p, nil) {
+				if s.trace != nil {
+					s.emit(OpSalvage, l.base, d)
+				}
+				s.add(l.base, p)
+			}
 		}
 	}
 }

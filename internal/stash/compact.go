@@ -1,10 +1,5 @@
 package stash
 
-import (
-	"sync/atomic"
-	"unsafe"
-)
-
 // Compact unlinks, in every leaf, the segments ahead of the walk whose slots
 // have all been emptied, by Remove or by producers taking values back, and
 // returns how many it unlinked. A workload that removes most of what it
@@ -34,7 +29,7 @@ func (s *Store[T]) compact(nd *node, d int, n *int) {
 		switch {
 		case c == nil:
 		case leaves:
-			*n += (*leaf)(c).compact(s.leafChunk)
+			*n += (*leaf)(c).compact()
 		default:
 			s.compact((*node)(c), d+1, n)
 		}
@@ -43,7 +38,7 @@ func (s *Store[T]) compact(nd *node, d int, n *int) {
 
 // compact unlinks the emptied segments after the walk's and returns how
 // many it unlinked. Only the consumer calls it.
-func (l *leaf) compact(chunk int) int {
+func (l *leaf) compact() int {
 	n := 0
 	prev := l.walkSeg
 	for {
@@ -52,31 +47,11 @@ func (l *leaf) compact(chunk int) int {
 			return n
 		}
 		next := seg.next.Load()
-		if next == nil || !seg.slots.emptied(segChunks*chunk, chunk) {
+		if next == nil || !seg.emptied() {
 			prev = seg
 			continue
 		}
 		prev.next.Store(next)
 		n++
 	}
-}
-
-// emptied reports whether all n slots exist and are empty.
-func (s *slots) emptied(n, chunk int) bool {
-	for q := 0; q*chunk < n; q++ {
-		c := &s.first
-		if q > 0 {
-			c = &s.rest[q-1]
-		}
-		p := atomic.LoadPointer(c)
-		if p == nil {
-			return false
-		}
-		for r := range min(chunk, n-q*chunk) {
-			if atomic.LoadPointer((*unsafe.Pointer)(unsafe.Add(p, uintptr(r)*unsafe.Sizeof(p)))) != nil {
-				return false
-			}
-		}
-	}
-	return true
 }

@@ -18,8 +18,9 @@ type Config struct {
 	// Levels, coarsest first. Each level's Div*Mod must equal the Div of the
 	// level before it. The last level's Div is the bucket width.
 	Levels []Level
-	// LeafChunk is the number of slots a leaf allocates at a time
-	// (default 8).
+	// LeafChunk is the number of slots of a leaf's first segment (default
+	// 4); each later segment doubles, up to 64 slots (or LeafChunk, if
+	// that is more).
 	LeafChunk int
 	// HorizonMargin reserves a keep-out zone at the far end of the span:
 	// keys within HorizonMargin of FirstValid+Span wait in the overflow area

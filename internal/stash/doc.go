@@ -24,8 +24,9 @@
 //	5      2^20 ns  1.05 ms      64   67 ms (buckets of 1.05 ms)
 //
 // Only touched slots exist: a level's slot array is allocated Chunk slots at
-// a time and a leaf grows chunk by chunk, all published with CAS, so memory
-// is proportional to what is live, not to span / bucket width.
+// a time, and a leaf grows by segments that start at LeafChunk slots (inside
+// the leaf itself) and double up to 64, all published with CAS, so memory is
+// proportional to what is live, not to span / bucket width.
 //
 // # Invariants
 //

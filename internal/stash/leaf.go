@@ -10,16 +10,38 @@ import (
 // filled. The walk never steps past it.
 var sentinel = unsafe.Pointer(new(uint64))
 
-// segChunks is the number of chunks in one leaf segment.
-const segChunks = 4
+// A leaf grows by segments: its first segment has LeafChunk slots and sits
+// in the leaf itself when it fits in inlineSlots, and each later one is
+// twice the size of the one before, up to maxSegment slots. A bucket that
+// gets one value costs one small allocation; a bucket that gets thousands
+// costs a few dozen.
+const (
+	inlineSlots = 4
+	maxSegment  = 64
+)
 
-// A segment is a run of segChunks*chunk consecutive leaf slots. Segments
-// beyond the first are linked and published with CAS.
+// A segment is a run of consecutive leaf slots, filled with the sentinel
+// before it is published. Segments beyond the first are linked and
+// published with CAS.
 type segment struct {
 	start uint64 // index of the segment's first slot
-	slots slots
 	next  atomic.Pointer[segment]
+	slots []unsafe.Pointer
 }
+
+func newSegment(start uint64, n int) *segment {
+	return &segment{start: start, slots: sentinels(make([]unsafe.Pointer, n))}
+}
+
+func sentinels(s []unsafe.Pointer) []unsafe.Pointer {
+	for i := range s {
+		s[i] = sentinel
+	}
+	return s
+}
+
+// end is the index after the segment's last slot.
+func (s *segment) end() uint64 { return s.start + uint64(len(s.slots)) }
 
 // A leaf is one bucket: an append-only list of values.
 //
@@ -36,12 +58,17 @@ type leaf struct {
 	walk    uint64
 	walkSeg *segment
 	seg0    segment
+	inline  [inlineSlots]unsafe.Pointer // seg0's slots, when they fit
 }
 
 func newLeaf(base uint64, chunk int) *leaf {
 	l := &leaf{base: base}
 	l.min.Store(math.MaxUint64)
-	l.seg0.slots = makeSlots(segChunks*chunk, chunk)
+	if chunk <= inlineSlots {
+		l.seg0.slots = sentinels(l.inline[:chunk])
+	} else {
+		l.seg0.slots = sentinels(make([]unsafe.Pointer, chunk))
+	}
 	l.tail.Store(&l.seg0)
 	l.first.Store(&l.seg0)
 	l.walkSeg = &l.seg0
@@ -61,14 +88,14 @@ func (l *leaf) lowerMin(key uint64) {
 
 // reserve claims the next slot and returns its address; the slot reads as
 // the sentinel until the caller stores a value.
-func (l *leaf) reserve(chunk int) *unsafe.Pointer {
+func (l *leaf) reserve() *unsafe.Pointer {
 	i := l.end.Add(1) - 1
 	s := l.tail.Load()
 	if s.start > i {
 		s = l.first.Load()
 	}
-	s = l.segmentFor(s, i, chunk, true)
-	return s.slots.at(int(i-s.start), chunk, true, sentinel)
+	s = l.segmentFor(s, i, true)
+	return &s.slots[i-s.start]
 }
 
 // segmentFor follows the chain from s to the segment holding index i,
@@ -76,15 +103,15 @@ func (l *leaf) reserve(chunk int) *unsafe.Pointer {
 // Past a stretch that Compact unlinked it returns the first segment after
 // it, whose start is above i; a producer never looks for an index there,
 // since its own slot keeps its segment linked.
-func (l *leaf) segmentFor(s *segment, i uint64, chunk int, spawn bool) *segment {
-	size := uint64(segChunks * chunk)
-	for i >= s.start+size {
+func (l *leaf) segmentFor(s *segment, i uint64, spawn bool) *segment {
+	for i >= s.end() {
 		n := s.next.Load()
 		if n == nil {
 			if !spawn {
 				return nil
 			}
-			n = &segment{start: s.start + size, slots: makeSlots(segChunks*chunk, chunk)}
+			size := len(s.slots)
+			n = newSegment(s.end(), max(size, min(2*size, maxSegment)))
 			if !s.next.CompareAndSwap(nil, n) {
 				n = s.next.Load()
 			} else if t := l.tail.Load(); t.start < n.start {
@@ -96,16 +123,12 @@ func (l *leaf) segmentFor(s *segment, i uint64, chunk int, spawn bool) *segment 
 	return s
 }
 
-// slotAt returns the address of slot i, starting the search at s, and the
-// segment holding it, so that sequential reads resume there. The address is
-// nil if a producer has reserved slot i but not yet allocated its storage;
-// the segment too if it has not allocated the segment. If Compact unlinked
-// the segment that held i, slotAt returns a nil address and the next linked
-// segment, which starts after i: every slot in between was emptied.
-func (l *leaf) slotAt(s *segment, i uint64, chunk int) (*unsafe.Pointer, *segment) {
-	s = l.segmentFor(s, i, chunk, false)
-	if s == nil || s.start > i {
-		return nil, s
+// emptied reports whether every slot of the segment is empty.
+func (s *segment) emptied() bool {
+	for i := range s.slots {
+		if atomic.LoadPointer(&s.slots[i]) != nil {
+			return false
+		}
 	}
-	return s.slots.at(int(i-s.start), chunk, false, nil), s
+	return true
 }

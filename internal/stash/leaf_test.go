@@ -1,53 +1,77 @@
 package stash
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"unsafe"
 )
 
+// slotAt returns the address of slot i of l, looking from seg, and the
+// segment holding it; nil if its segment does not exist.
+func slotAt(l *leaf, seg *segment, i uint64) (*unsafe.Pointer, *segment) {
+	s := l.segmentFor(seg, i, false)
+	if s == nil || s.start > i {
+		return nil, s
+	}
+	return &s.slots[i-s.start], s
+}
+
+// TestLeafAppendOrderAndSegments: a leaf's segments start at LeafChunk
+// slots, the first one inline, and double up to maxSegment; reserved slots
+// read as the sentinel until filled, and values stay in reservation order.
 func TestLeafAppendOrderAndSegments(t *testing.T) {
 	const chunk = 2
 	l := newLeaf(40, chunk)
-	const n = 3*segChunks*chunk + 1 // into a fourth segment
+	if &l.seg0.slots[0] != &l.inline[0] {
+		t.Fatal("the first segment is not inline")
+	}
+	wantSizes := []int{2, 4, 8, 16, 32, 64, 64, 64}
+	n := 0
+	for _, size := range wantSizes {
+		n += size
+	}
+	n++ // into a ninth segment
 	vals := make([]int, n)
 	for i := range n {
-		p := l.reserve(chunk)
+		p := l.reserve()
 		if got := atomic.LoadPointer(p); got != sentinel {
 			t.Fatalf("reserved slot %d reads %p, want the sentinel", i, got)
 		}
 		vals[i] = i
 		atomic.StorePointer(p, unsafe.Pointer(&vals[i]))
 	}
-	if l.end.Load() != n {
+	if l.end.Load() != uint64(n) {
 		t.Fatalf("write cursor %d, want %d", l.end.Load(), n)
 	}
-	segs := 0
+	var sizes []int
+	start := uint64(0)
 	for s := &l.seg0; s != nil; s = s.next.Load() {
-		if s.start != uint64(segs*segChunks*chunk) {
-			t.Fatalf("segment %d starts at %d", segs, s.start)
+		if s.start != start {
+			t.Fatalf("segment %d starts at %d, want %d", len(sizes), s.start, start)
 		}
-		segs++
+		sizes = append(sizes, len(s.slots))
+		start = s.end()
 	}
-	if segs != 4 {
-		t.Fatalf("%d segments, want 4", segs)
+	if want := append(wantSizes, 64); !slices.Equal(sizes, want) {
+		t.Fatalf("segment sizes %v, want %v", sizes, want)
 	}
-	if l.tail.Load().start != 3*segChunks*chunk {
+	if l.tail.Load().start != uint64(n-1) {
 		t.Fatal("tail is not the newest segment")
 	}
 	// Reading from the first segment, index by index, finds every value in
-	// order; slotAt reports the segment so the next read resumes there.
+	// order.
 	seg := &l.seg0
 	for i := range uint64(n) {
-		p, s := l.slotAt(seg, i, chunk)
+		p, s := slotAt(l, seg, i)
 		if p == nil || *(*int)(atomic.LoadPointer(p)) != int(i) {
 			t.Fatalf("slot %d out of order", i)
 		}
 		seg = s
 	}
-	if p, _ := l.slotAt(seg, n+segChunks*chunk, chunk); p != nil {
-		t.Fatal("slotAt created a segment")
+	if p, _ := slotAt(l, seg, uint64(n)+64); p != nil {
+		t.Fatal("a read created a segment")
 	}
 }
 
@@ -64,7 +88,7 @@ func TestLeafConcurrentReserve(t *testing.T) {
 			defer wg.Done()
 			for i := range N {
 				vals[g][i] = g*N + i
-				atomic.StorePointer(l.reserve(chunk), unsafe.Pointer(&vals[g][i]))
+				atomic.StorePointer(l.reserve(), unsafe.Pointer(&vals[g][i]))
 			}
 		}()
 	}
@@ -72,7 +96,7 @@ func TestLeafConcurrentReserve(t *testing.T) {
 	seen := make([]bool, G*N)
 	seg := &l.seg0
 	for i := range uint64(G * N) {
-		p, s := l.slotAt(seg, i, chunk)
+		p, s := slotAt(l, seg, i)
 		seg = s
 		v := *(*int)(atomic.LoadPointer(p))
 		if seen[v] {
@@ -87,7 +111,7 @@ func TestLeafConcurrentReserve(t *testing.T) {
 	}
 	seg = &l.seg0
 	for i := range uint64(G * N) {
-		p, s := l.slotAt(seg, i, chunk)
+		p, s := slotAt(l, seg, i)
 		seg = s
 		v := *(*int)(atomic.LoadPointer(p))
 		g := v / N
@@ -104,7 +128,7 @@ func TestLeafConcurrentReserve(t *testing.T) {
 func TestLeafCursors(t *testing.T) {
 	cfg := Config{Levels: []Level{{Div: 1, Mod: 4, Chunk: 4}}, LeafChunk: 1}
 	s := mustNew[kv](t, cfg, 0)
-	const n = 3*segChunks + 1
+	const n = 13 // segments of 1, 2, 4, 8 slots
 	for i := range n {
 		s.Add(1, &kv{key: 1, id: i})
 	}
@@ -122,11 +146,12 @@ func TestLeafCursors(t *testing.T) {
 	// Walk half, stop, check the cursor, then the rest.
 	k := 0
 	for range s.Walk(2) {
-		if k++; k == 2*segChunks+1 {
+		if k++; k == 9 { // into the fourth segment, which starts at 7
+
 			break
 		}
 	}
-	if l.walk != 2*segChunks+1 || l.walkSeg.start != 2*segChunks {
+	if l.walk != 9 || l.walkSeg.start != 7 {
 		t.Fatalf("walk cursor %d in segment %d", l.walk, l.walkSeg.start)
 	}
 	if l.first.Load() != &l.seg0 {

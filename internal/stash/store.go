@@ -51,7 +51,7 @@ func New[T any](cfg Config, start uint64) (*Store[T], error) {
 		root:      newNode(0, cfg.Levels[0]),
 	}
 	if s.leafChunk == 0 {
-		s.leafChunk = 8
+		s.leafChunk = inlineSlots
 	}
 	s.fv.Store(start)
 	s.lv.Store(start)
@@ -144,7 +144,7 @@ func (s *Store[T]) add(key uint64, p unsafe.Pointer) *unsafe.Pointer {
 			return nil
 		}
 		l.lowerMin(key)
-		slot := l.reserve(s.leafChunk)
+		slot := l.reserve()
 		atomic.StorePointer(slot, p)
 		// A walk may have passed key between the first lower and the store.
 		s.lower(key)

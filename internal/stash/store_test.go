@@ -126,8 +126,8 @@ func TestDefaultLevels(t *testing.T) {
 	if s.Span() != 1<<56 {
 		t.Errorf("Span = %d, want 2^56", s.Span())
 	}
-	if s.leafChunk != 8 {
-		t.Errorf("default LeafChunk = %d, want 8", s.leafChunk)
+	if s.leafChunk != 4 {
+		t.Errorf("default LeafChunk = %d, want 4", s.leafChunk)
 	}
 }
 

@@ -335,7 +335,6 @@ func (w *walker[T]) leaf(l *leaf) bool {
 		}
 		return true
 	}
-	chunk := uint64(w.s.leafChunk)
 	i, seg := l.walk, l.walkSeg
 	defer func() {
 		if w.consume {
@@ -343,36 +342,28 @@ func (w *walker[T]) leaf(l *leaf) bool {
 		}
 	}()
 	for end := l.end.Load(); i < end; {
-		slot, sg := l.slotAt(seg, i, int(chunk))
-		if sg != nil && sg.start > i { // a compacted stretch: nothing left in it
-			i, seg = sg.start, sg
-			continue
-		}
-		if slot == nil {
+		sg := l.segmentFor(seg, i, false)
+		if sg == nil { // reserved, but its segment is not published yet
 			return w.park(l)
 		}
 		seg = sg
-		// The rest of this chunk is consecutive pointers: read them in a run.
-		run := min(chunk-(i-seg.start)%chunk, end-i)
-		for k := uint64(0); k < run; k++ {
-			if k > 0 { // never form a pointer past the chunk's end
-				slot = (*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(slot), unsafe.Sizeof(slot)))
-			}
+		if seg.start > i { // a compacted stretch: nothing left in it
+			i = seg.start
+			continue
+		}
+		for stop := min(seg.end(), end); i < stop; {
+			slot := &seg.slots[i-seg.start]
 			p := atomic.LoadPointer(slot)
 			if p == sentinel {
 				return w.park(l)
 			}
-			if p != nil && w.take(l, slot, p) {
-				i++
-				if !w.yield(l.base, (*T)(p)) {
-					w.stop(l.base)
-					if w.consume {
-						w.s.stopFloor = max(l.base, l.min.Load())
-					}
-					return false
+			i++
+			if p != nil && w.take(l, slot, p) && !w.yield(l.base, (*T)(p)) {
+				w.stop(l.base)
+				if w.consume {
+					w.s.stopFloor = max(l.base, l.min.Load())
 				}
-			} else {
-				i++
+				return false
 			}
 		}
 	}

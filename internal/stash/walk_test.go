@@ -150,7 +150,7 @@ func TestSentinelFrontier(t *testing.T) {
 	s.Add(5, &kv{key: 5, id: 0})
 	var path [maxLevels]step
 	l := s.descend(5, &path)
-	slot := l.reserve(s.leafChunk) // reserved, not filled
+	slot := l.reserve() // reserved, not filled
 	s.Add(5, &kv{key: 5, id: 2})
 	s.Add(7, &kv{key: 7, id: 3})
 	s.Add(30, &kv{key: 30, id: 4})
@@ -179,9 +179,9 @@ func TestSentinelFrontier(t *testing.T) {
 	}
 }
 
-// TestSentinelUnallocated covers a reservation whose chunk is not allocated
-// yet (the producer bumped the write cursor and was preempted): the walk
-// parks there too.
+// TestSentinelUnallocated covers a reservation whose segment is not
+// published yet (the producer bumped the write cursor and was preempted):
+// the walk parks there too.
 func TestSentinelUnallocated(t *testing.T) {
 	s := mustNew[kv](t, tiny(), 0)
 	for i := range s.leafChunk {
@@ -189,7 +189,7 @@ func TestSentinelUnallocated(t *testing.T) {
 	}
 	var path [maxLevels]step
 	l := s.descend(3, &path)
-	l.end.Add(1) // index leafChunk: its chunk does not exist yet
+	l.end.Add(1) // index leafChunk: its segment does not exist yet
 	s.Add(4, &kv{key: 4, id: 99})
 	got := walkAll(s, 10)
 	if len(got) != s.leafChunk+1 || got[len(got)-1].id != 99 {
