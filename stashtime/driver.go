@@ -85,6 +85,7 @@ func (d *driver) pass() (more bool, fired int) {
 	through := w.bucketOf(now)
 	if now >= d.aheadAt {
 		through = max(through, d.ahead)
+		d.lookN = 0 // what wakeFor saw is walked: a backlog found later is new
 	}
 	n, cut := 0, false
 	for b, e := range w.store.Walk(uint64(max(now, through)) + 1) {
@@ -272,17 +273,20 @@ const maxSleep = int64(time.Second)
 // time (never before now), so that the near heap holds all of it by its
 // first deadline.
 //
-// A producer filing into b does not wake the driver, so a backlog that is
-// still small may grow unseen: the driver looks again halfway to b each time
-// it finds a backlog of more than one new or grown (down to lookMin before
-// b), and in any case maxAhead before b.
+// A producer filing into b does not wake the driver, so the backlog may
+// grow unseen: the driver looks again halfway to b each time it finds a
+// backlog of more than one new or grown (down to lookMin before b), and in
+// any case maxAhead before b.
 func (d *driver) wakeFor(b, now int64) int64 {
 	w := d.w
 	n := w.store.Backlog(uint64(b))
-	if n > 4*w.maxBatch {
-		d.ahead = b
-		d.aheadAt = max(b-min(int64(n)*walkCost, maxAhead), now)
-		return d.aheadAt
+	wake := b
+	// A holder the pre-walk re-files in the store must land beyond b, and
+	// fileKey files a far timer at least exactWithin/2 after now.
+	lead := min(int64(n)*walkCost, maxAhead, exactWithin/2-2*w.bucket)
+	if n > 4*w.maxBatch && lead > 0 {
+		d.ahead, d.aheadAt = b, max(b-lead, now)
+		wake = d.aheadAt
 	}
 	if b != d.lookB || n > d.lookN {
 		d.lookB, d.lookN, d.lookAt = b, n, b
@@ -290,9 +294,8 @@ func (d *driver) wakeFor(b, now int64) int64 {
 			d.lookAt = now + (b-now)/2
 		}
 	}
-	wake := b
 	if d.lookAt > now {
-		wake = d.lookAt
+		wake = min(wake, d.lookAt)
 	}
 	if b-maxAhead > now {
 		wake = min(wake, b-maxAhead)
