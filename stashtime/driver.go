@@ -228,8 +228,9 @@ func (d *driver) clean() {
 // top, the overflow area's lowest key and the wake-up for the first bucket
 // that holds anything (see wakeFor). Waking at a bucket's start, the pass
 // moves the bucket's holders into the near heap (or fires them), so finding
-// the next deadline never scans a bucket, and the driver wakes at most
-// twice per non-empty bucket beyond the timers themselves.
+// the next deadline never scans a bucket, and unless a bucket's backlog
+// grows while the driver waits for it, the driver wakes at most twice per
+// non-empty bucket beyond the timers themselves.
 //
 // The driver never sleeps in the kernel longer than maxSleep. Once no timer
 // has been armed for maxSleep it returns math.MaxInt64, whatever stale
