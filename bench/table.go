@@ -15,7 +15,7 @@ func printTable(w io.Writer, rows []row) error {
 	cells := [][]string{head}
 	for _, r := range rows {
 		cells = append(cells, []string{r.workload, r.metric,
-			formatValue(r.time, r.unit), formatValue(r.stash, r.unit), formatRatio(r.time, r.stash)})
+			formatValue(r.time, r.unit), formatValue(r.stash, r.unit), formatRowRatio(r)})
 	}
 	width := make([]int, len(head))
 	for _, c := range cells {
@@ -83,6 +83,15 @@ func formatNs(ns float64) string {
 		return fmt.Sprintf("%.2f ms", ns/1e6)
 	}
 	return fmt.Sprintf("%.2f s", ns/1e9)
+}
+
+// formatRowRatio is formatRatio of a row, or "=" when both figures print
+// the same (both 0 B, say, though one measured -0.2 B of noise).
+func formatRowRatio(r row) string {
+	if t, s := formatValue(r.time, r.unit), formatValue(r.stash, r.unit); t == s && t != "failed" {
+		return "="
+	}
+	return formatRatio(r.time, r.stash)
 }
 
 // formatRatio prints time/stash: "-" when either failed, "=" when both are 0,
