@@ -12,11 +12,7 @@ func TestStoppedTimersLeaveNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100,000 timers")
 	}
-	w, err := NewWheel(Options{Clock: NewManualClock(time.Unix(0, 0))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w, _ := newManualWheel(t, 0)
 	const n = 100_000
 	f := func() {}
 	w.AfterFunc(time.Hour, f).Stop() // whatever the first timer allocates once

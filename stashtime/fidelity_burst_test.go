@@ -126,12 +126,7 @@ func BenchmarkBurst(b *testing.B) {
 // the burst, fires while every callback is still blocked.
 func TestFidelityBurstBatches(t *testing.T) {
 	const n, maxBatch = 10_000, 16
-	clk := NewManualClock(time.Unix(0, 0))
-	w, err := NewWheel(Options{Clock: clk, MaxBatch: maxBatch})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w, clk := newManualWheel(t, maxBatch)
 	gate := make(chan struct{})
 	var started atomic.Int64
 	var lateOnce sync.Once
@@ -190,12 +185,7 @@ func TestFidelityBurstBatches(t *testing.T) {
 // burst timers went before it.
 func TestFidelityBurstEarlierTimerNotStarved(t *testing.T) {
 	const n, maxBatch = 10_000, 16
-	clk := NewManualClock(time.Unix(0, 0))
-	w, err := NewWheel(Options{Clock: clk, MaxBatch: maxBatch})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w, clk := newManualWheel(t, maxBatch)
 	b := w.bucket
 	base := 1000 * b // a bucket start; everything below lies in [base, base+b)
 	clk.Set(base)

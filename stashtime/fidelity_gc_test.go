@@ -193,12 +193,7 @@ func roundSizeClass(n uintptr) uintptr {
 // (Live goes back to 0 and Fired stops growing). A referenced ticker on the
 // same wheel keeps ticking.
 func TestFidelityGCAbandonedTickStopsTicking(t *testing.T) {
-	clk := NewManualClock(time.Unix(0, 0))
-	w, err := NewWheel(Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w, clk := newManualWheel(t, 0)
 	const n = 1000
 	var headers atomic.Int64
 	for range n {

@@ -25,12 +25,7 @@ func TestPrewalk(t *testing.T) {
 
 func testPrewalk(t *testing.T, lead time.Duration, first int) {
 	const n, maxBatch = 5000, 16
-	clk := NewManualClock(time.Unix(0, 0))
-	w, err := NewWheel(Options{Clock: clk, MaxBatch: maxBatch})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w, clk := newManualWheel(t, maxBatch)
 	b := w.bucket
 	base := 10_000 * b // the bucket's start
 	const step = 200   // ns between deadlines: n of them fit in the bucket

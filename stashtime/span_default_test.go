@@ -9,12 +9,7 @@ import (
 // overflow area and still fires exactly at its deadline, not a nanosecond
 // before, on the default geometry.
 func TestBeyondDefaultSpan(t *testing.T) {
-	clk := NewManualClock(time.Unix(0, 0))
-	w, err := NewWheel(Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w, clk := newManualWheel(t, 0)
 	tm := w.NewTimer(5 * time.Second)
 	clk.Advance(4 * time.Second)
 	w.Sync()
