@@ -1,6 +1,9 @@
 package stashtime
 
 import (
+	"cmp"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -32,5 +35,93 @@ func TestStoppedTimersLeaveNothing(t *testing.T) {
 	// Allow what the last compaction mark leaves (at most compactMin slots).
 	if per := (float64(after) - float64(before)) / n; per > 1 {
 		t.Fatalf("%.1f B retained per stopped timer, want at most 1", per)
+	}
+}
+
+// TestCompactedWheelFiresTheRest: 20,000 channel timers and AfterFuncs due
+// in [1h, 2h), nine in ten stopped at once (enough for several
+// compactions), and the rest fire exactly once each, in deadline order, at
+// their deadlines, when the clock gets there.
+func TestCompactedWheelFiresTheRest(t *testing.T) {
+	w, clk := newManualWheel(t, 64)
+	const n = 20_000
+	type kept struct {
+		when int64
+		c    <-chan Time
+	}
+	var keep []kept
+	var fired []int64
+	var mu sync.Mutex
+	allFired := make(chan struct{})
+	start := clk.Now()
+	for i := range n {
+		// A spread-out sequence of deadlines: golden-ratio steps over an hour.
+		d := time.Hour + time.Duration(uint64(i)*11400714819323198485%uint64(time.Hour))
+		if i%2 == 0 {
+			tm := w.NewTimer(d)
+			if i%10 != 0 {
+				tm.Stop()
+				continue
+			}
+			keep = append(keep, kept{start + int64(d), tm.C})
+			continue
+		}
+		when := start + int64(d)
+		tm := w.AfterFunc(d, func() {
+			mu.Lock()
+			if fired = append(fired, when); len(fired) == n/10 {
+				close(allFired)
+			}
+			mu.Unlock()
+		})
+		if i%10 != 1 {
+			tm.Stop()
+		}
+	}
+	w.Sync()
+	if st := w.Stats(); st.Compacts == 0 || st.Live != n/5 {
+		t.Fatalf("stats after the stops: %+v", st)
+	}
+	slices.SortFunc(keep, func(a, b kept) int { return cmp.Compare(a.when, b.when) })
+	for _, k := range keep {
+		clk.Set(k.when - 1)
+		w.Sync()
+		select {
+		case <-k.c:
+			t.Fatalf("timer due at %d fired at %d", k.when, clk.Now())
+		default:
+		}
+		clk.Set(k.when)
+		w.Sync()
+		select {
+		case v := <-k.c:
+			if got := v.Sub(clk.Time(0)); got != time.Duration(k.when) {
+				t.Fatalf("timer due at %d sent %v", k.when, got)
+			}
+		default:
+			t.Fatalf("timer due at %d did not fire", k.when)
+		}
+	}
+	clk.Set(start + int64(2*time.Hour))
+	w.Sync()
+	// Callbacks run in their own goroutines: wait for them.
+	select {
+	case <-allFired:
+	case <-time.After(10 * time.Second):
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(fired) != n/10 {
+		t.Fatalf("%d AfterFuncs fired, want %d", len(fired), n/10)
+	}
+	seen := map[int64]bool{}
+	for _, when := range fired {
+		if seen[when] {
+			t.Fatalf("AfterFunc due at %d fired twice", when)
+		}
+		seen[when] = true
+	}
+	if st := w.Stats(); st.Live != 0 || st.Fired != n/5 {
+		t.Fatalf("stats at the end: %+v", st)
 	}
 }
