@@ -72,5 +72,8 @@
 // not returned yet (each leaf keeps the lowest key ever added to it), so a
 // consumer may act on what it collected below that bound in key order.
 // NextBucket finds the first bucket with anything the walk has not passed,
-// emptied slots included, so a consumer can sleep until then.
+// emptied slots included, so a consumer can sleep until then, and Backlog
+// tells how many slots of a bucket the walk has yet to read, so a consumer
+// can start early on a big one. A consumer whose producers Remove most of
+// what they add calls Compact now and then.
 package stash
