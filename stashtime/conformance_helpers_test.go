@@ -83,6 +83,31 @@ func (m *manualWheel) advance(d stdtime.Duration) {
 	m.Sync()
 }
 
+// keepAdvancing advances the clock by step() (and Syncs) over and over, with
+// a real-time pause between steps, on its own goroutine, until the returned
+// stop is called; stop returns once the goroutine has.
+func (m *manualWheel) keepAdvancing(step func() stdtime.Duration, pause stdtime.Duration) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			m.advance(step())
+			if pause > 0 {
+				stdtime.Sleep(pause)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}
+
 // elapsed is the clock's reading as a duration since epoch.
 func (m *manualWheel) elapsed() stdtime.Duration { return stdtime.Duration(m.clk.Now()) }
 

@@ -228,24 +228,12 @@ func TestStressManualWheel(t *testing.T) {
 				valid:   func(v stdtime.Time) bool { return v.Sub(epoch)%stdtime.Microsecond != 0 },
 				errs:    make(chan string, 16),
 			}
-			stop := make(chan struct{})
-			advDone := make(chan struct{})
 			ar := rand.New(rand.NewPCG(r.Uint64(), 1))
-			go func() {
-				defer close(advDone)
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					m.advance(stdtime.Duration(ar.Int64N(c.maxUs/3)) * stdtime.Microsecond)
-					stdtime.Sleep(50 * stdtime.Microsecond)
-				}
-			}()
+			stopAdvancing := m.keepAdvancing(func() stdtime.Duration {
+				return stdtime.Duration(ar.Int64N(c.maxUs/3)) * stdtime.Microsecond
+			}, 50*stdtime.Microsecond)
 			s.run(r.Uint64(), epoch)
-			close(stop)
-			<-advDone
+			stopAdvancing()
 			s.settle(t, func() { quiesce(&runs) })
 			t.Logf("%d f runs; %+v", runs.Load(), m.Stats())
 		})
@@ -262,20 +250,10 @@ func TestStressTickers(t *testing.T) {
 		tks[i] = m.NewTicker(stdtime.Duration(1+r.Int64N(500)) * stdtime.Microsecond)
 	}
 	errs := make(chan string, 8)
-	stop := make(chan struct{})
-	advDone := make(chan struct{})
 	ar := rand.New(rand.NewPCG(r.Uint64(), 2))
-	go func() {
-		defer close(advDone)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			m.advance(stdtime.Duration(1+ar.Int64N(300)) * stdtime.Microsecond)
-		}
-	}()
+	stopAdvancing := m.keepAdvancing(func() stdtime.Duration {
+		return stdtime.Duration(1+ar.Int64N(300)) * stdtime.Microsecond
+	}, 0)
 	var wg sync.WaitGroup
 	for g := range 6 {
 		wg.Add(1)
@@ -306,8 +284,7 @@ func TestStressTickers(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	close(stop)
-	<-advDone
+	stopAdvancing()
 	for _, tk := range tks {
 		tk.Stop()
 	}
