@@ -81,9 +81,8 @@ func TestConformanceAfterFuncManyBlocked(t *testing.T) {
 	}
 	defer close(release)
 	m.advance(stdtime.Millisecond)
-	for i := range n {
+	for range n {
 		waitChan(t, started, "run of f while the others block")
-		_ = i
 	}
 }
 
