@@ -9,8 +9,8 @@ func TestUnmarkedChildIsWalked(t *testing.T) {
 	cfg := Config{Levels: []Level{{Div: 1 << 8, Mod: 16, Chunk: 4}, {Div: 1 << 4, Mod: 16, Chunk: 4}, {Div: 1, Mod: 16, Chunk: 4}}}
 	s := mustNew[int](t, cfg, 0)
 	// Producer A publishes the path to key 300 and stops before marking it.
-	var path [maxLevels]step
-	if s.descend(300, &path) == nil {
+	l, path := s.descend(300)
+	if l == nil {
 		t.Fatal("descend found another revolution in an empty store")
 	}
 	n := s.root

@@ -134,8 +134,7 @@ func (s *Store[T]) add(key uint64, p unsafe.Pointer) *unsafe.Pointer {
 			return nil
 		}
 		s.widen(key)
-		var path [maxLevels]step
-		l := s.descend(key, &path)
+		l, path := s.descend(key)
 		if l == nil { // the path belongs to another revolution
 			s.ov.push(key, p)
 			if s.trace != nil {
@@ -201,12 +200,15 @@ func (s *Store[T]) widen(key uint64) {
 	}
 }
 
-// descend finds or creates the leaf for key, recording the path in path. It
-// returns nil if a node on the path belongs to another revolution.
-func (s *Store[T]) descend(key uint64, path *[maxLevels]step) *leaf {
+// descend finds or creates the leaf for key and returns it with the path to
+// it. It returns a nil leaf if a node on the path belongs to another
+// revolution. The path is a result, not a pointer argument, so that the
+// compiler sees it on the stack and writes it without write barriers.
+func (s *Store[T]) descend(key uint64) (_ *leaf, path [maxLevels]step) {
 	n := s.root
 	last := len(s.levels) - 1
-	for d, lv := range s.levels {
+	for d := range s.levels {
+		lv := &s.levels[d]
 		q, r := divmod(key, lv.Div)
 		_, i := divmod(q, lv.Mod)
 		base := key - r
@@ -229,11 +231,11 @@ func (s *Store[T]) descend(key uint64, path *[maxLevels]step) *leaf {
 			n.mark(i)
 		}
 		if baseOf(c, d == last) != base {
-			return nil
+			return nil, path
 		}
 		path[d] = step{slot, c}
 		if d == last {
-			return (*leaf)(c)
+			return (*leaf)(c), path
 		}
 		n = (*node)(c)
 	}
