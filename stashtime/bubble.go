@@ -4,7 +4,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/stashgo/stash/internal/clock"
 )
@@ -16,8 +15,9 @@ import (
 // monotonic reading.
 //
 // Bubbles exist only in test binaries, so elsewhere the check is a single
-// load. In a test binary, the wall-clock read it costs also provides the
-// monotonic reading the timer needs (see now).
+// load. In a test binary the timer's clock is read through package time
+// (clock.ViaTime), which tells a bubble's fake clock from the real one at
+// the cost of the one clock read the timer needs anyway.
 
 // testBinary reports whether the program is a test binary: one built by go
 // test (named *.test, or *.test.exe on Windows), or one run with testing
@@ -47,9 +47,5 @@ func now() (int64, bool) {
 	if !testBinary() {
 		return clock.Mono(), true
 	}
-	t := time.Now()
-	if t == t.Round(0) {
-		return 0, false
-	}
-	return clock.FromTime(t), true
+	return clock.ViaTime()
 }

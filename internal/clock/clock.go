@@ -2,7 +2,6 @@ package clock
 
 import (
 	"math"
-	"sync"
 	"time"
 	_ "unsafe" // for go:linkname
 )
@@ -57,7 +56,7 @@ func (systemClock) Now() int64 { return nanotime() }
 // between two clock reads at the first call; its wall part follows the
 // monotonic clock from that first call, as time.Time arithmetic does.
 func (systemClock) Time(mono int64) time.Time {
-	b := base()
+	b := &pair
 	return b.t.Add(time.Duration(mono - b.mono))
 }
 
@@ -65,7 +64,7 @@ func (systemClock) Time(mono int64) time.Time {
 // late by at most the gap of the base pair, never early. t must carry a
 // monotonic reading (time.Now does, outside testing/synctest bubbles).
 func FromTime(t time.Time) int64 {
-	b := base()
+	b := &pair
 	return b.mono + int64(t.Sub(b.t))
 }
 
@@ -76,9 +75,11 @@ type basePair struct {
 	mono int64
 }
 
-// base returns the tightest of a few base pairs: the one whose two reads lay
-// closest together, in case the goroutine was preempted between them.
-var base = sync.OnceValue(func() basePair {
+// pair is the tightest of a few base pairs: the one whose two reads lay
+// closest together, in case the goroutine was preempted between them. It is
+// taken while the package initializes, which is never inside a
+// testing/synctest bubble, so its time.Time always has a monotonic reading.
+var pair = func() basePair {
 	var best basePair
 	gap := int64(math.MaxInt64)
 	for range 16 {
@@ -89,4 +90,4 @@ var base = sync.OnceValue(func() basePair {
 		}
 	}
 	return best
-})
+}()

@@ -113,3 +113,36 @@ func TestManualConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestViaTimeAgreesWithMono(t *testing.T) {
+	for _, stale := range []bool{false, true} {
+		if stale {
+			confirmed.Store(0) // as far from any reading as can be: time.Now must confirm
+		}
+		m0 := Mono()
+		r, ok := ViaTime()
+		m1 := Mono()
+		if !ok {
+			t.Fatalf("stale=%v: ViaTime reports a bubble outside one", stale)
+		}
+		// FromTime errs late by the base pair's gap, which is far below a
+		// millisecond unless the goroutine was preempted 16 times in a row.
+		if r < m0 || r > m1+int64(time.Millisecond) {
+			t.Fatalf("stale=%v: ViaTime = %d, outside [%d, %d+1ms]", stale, r, m0, m1)
+		}
+		if c := confirmed.Load(); c < m0-viaTimeSlack || c > m1+viaTimeSlack {
+			t.Fatalf("stale=%v: confirmed = %d, not within a slack of [%d, %d]", stale, c, m0, m1)
+		}
+	}
+}
+
+func TestViaTimeNeverDecreases(t *testing.T) {
+	prev, _ := ViaTime()
+	for range 10000 {
+		r, ok := ViaTime()
+		if !ok || r < prev {
+			t.Fatalf("ViaTime = %d, %v after %d", r, ok, prev)
+		}
+		prev = r
+	}
+}
