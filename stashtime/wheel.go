@@ -48,8 +48,8 @@ type Options struct {
 	PortablePoller bool
 }
 
-// DefaultLevels returns the store geometry of the process-wide wheel: six
-// levels of 64 slots over buckets of 2^20 ns (about 1 ms), spanning 2^56 ns
+// DefaultLevels returns the store geometry of the process-wide wheel: four
+// levels of 512 slots over buckets of 2^20 ns (about 1 ms), spanning 2^56 ns
 // (about 2.28 years). Deadlines beyond the span wait in an overflow area.
 func DefaultLevels() []Level { return stash.DefaultLevels() }
 

@@ -16,12 +16,10 @@
 // geometry the timer wheel uses for nanosecond keys, is:
 //
 //	level  Div      slot width   Mod  level span
-//	0      2^50 ns  13.0 days    64   2.28 years (the wheel's span)
-//	1      2^44 ns  4.9 hours    64   13.0 days
-//	2      2^38 ns  4.6 minutes  64   4.9 hours
-//	3      2^32 ns  4.3 s        64   4.6 minutes
-//	4      2^26 ns  67 ms        64   4.3 s
-//	5      2^20 ns  1.05 ms      64   67 ms (buckets of 1.05 ms)
+//	0      2^47 ns  39.1 hours   512  2.28 years (the wheel's span)
+//	1      2^38 ns  4.6 minutes  512  39.1 hours
+//	2      2^29 ns  537 ms       512  4.6 minutes
+//	3      2^20 ns  1.05 ms      512  537 ms (buckets of 1.05 ms)
 //
 // Only touched slots exist: a level's slot array is allocated Chunk slots at
 // a time, and a leaf grows by segments that start at LeafChunk slots (inside

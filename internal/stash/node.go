@@ -16,8 +16,8 @@ import (
 // published a child may be preempted before it marks it, and another
 // producer's value below it would otherwise be invisible to the walk.
 //
-// The first mask word sits in the node itself (DefaultLevels has 64 slots a
-// node), so a descent reads it from the line it reads base from.
+// The first mask word sits in the node itself, so a descent to one of the
+// first 64 slots reads it from the line it reads base from.
 type node struct {
 	base  uint64
 	mask0 atomic.Uint64   // bits of slots 0-63
