@@ -12,15 +12,25 @@ import "sync/atomic"
 // time, at a cost proportional to the work that made the garbage.
 const compactMin = 4096
 
-// compaction is the bookkeeping for it.
+// compaction is the bookkeeping for it. The stopped count is a counter
+// whose cells every Stop adds to; each cell reports to stops once per
+// stopBatch of its own, so the mark is checked against a shared word only
+// that often, and lags the true count by less than stopBatch a cell.
 type compaction struct {
-	at    atomic.Int64 // the stopped count at which to compact next
+	stops atomic.Int64 // stops reported by the cells
+	at    atomic.Int64 // the reported count at which to compact next
 	woken atomic.Bool  // a Stop past at has woken the driver for it
 }
 
-// noteStop records one more stopped timer, seen as the stopped count n, and
-// wakes the driver once n reaches the mark.
-func (w *Wheel) noteStop(n int64) {
+const stopBatch = 64
+
+// noteStop records one more stopped timer and wakes the driver once the
+// reported count reaches the mark.
+func (w *Wheel) noteStop() {
+	if w.stopped.add(1)%stopBatch != 0 {
+		return
+	}
+	n := w.compaction.stops.Add(stopBatch)
 	if n >= w.compaction.at.Load() && w.compaction.woken.CompareAndSwap(false, true) {
 		w.poller.Wake()
 	}
@@ -30,12 +40,12 @@ func (w *Wheel) noteStop(n int64) {
 // time, and sets the next mark.
 func (d *driver) compact() {
 	w := d.w
-	n := w.stopped.Load()
+	n := w.compaction.stops.Load()
 	if n < w.compaction.at.Load() {
 		return
 	}
 	w.store.Compact()
 	w.compacts.Add(1)
-	w.compaction.at.Store(n + max(compactMin, w.live.Load()/2))
+	w.compaction.at.Store(n + max(compactMin, w.live()/2))
 	w.compaction.woken.Store(false)
 }

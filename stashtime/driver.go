@@ -167,14 +167,14 @@ func (d *driver) fire(it nearItem, now int64) bool {
 	switch e.kind {
 	case kindFunc:
 		e.pending, e.queued = false, false
-		w.live.Add(-1)
+		w.ended.Add(1)
 		f := e.fn()
 		e.mu.Unlock()
 		go call(f)
 		return true
 	case kindChan, kindChanNear:
 		e.pending, e.queued = false, false
-		w.live.Add(-1)
+		w.ended.Add(1)
 		if c := e.ch(); c != nil {
 			select {
 			case c <- w.clock.Time(when):
@@ -185,7 +185,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		c := e.ch()
 		if c == nil { // abandoned: the channel has been collected
 			e.pending, e.queued = false, false
-			w.live.Add(-1)
+			w.ended.Add(1)
 			break
 		}
 		select {
@@ -253,7 +253,7 @@ func (d *driver) next(now int64) int64 {
 	if b, ok := w.store.NextBucket(uint64(next)); ok {
 		next = min(next, d.wakeFor(int64(b), now))
 	}
-	if w.live.Load() > 0 {
+	if w.live() > 0 {
 		d.idleSince = 0
 		return min(next, now+maxSleep)
 	}

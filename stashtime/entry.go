@@ -124,7 +124,7 @@ func (e *entry) inHeap(key int64) bool {
 func (e *entry) arm(now, when int64) (wasPending bool) {
 	wasPending = e.pending
 	if !wasPending {
-		e.w.live.Add(1)
+		e.w.starts.add(1)
 	}
 	e.pending = true
 	e.when = when
@@ -152,7 +152,6 @@ func (e *entry) disarm() bool {
 		return false
 	}
 	e.pending = false
-	e.w.noteStop(e.w.stopped.Add(1))
-	e.w.live.Add(-1)
+	e.w.noteStop()
 	return true
 }

@@ -24,9 +24,9 @@ type Stats struct {
 // Stats returns a snapshot of the wheel's counters.
 func (w *Wheel) Stats() Stats {
 	s := Stats{
-		Live:     w.live.Load(),
+		Live:     w.live(),
 		Fired:    w.fired.Load(),
-		Stopped:  w.stopped.Load(),
+		Stopped:  w.stopped.load(),
 		Overflow: w.store.Overflow(),
 		Walks:    w.walks.Load(),
 		Cleans:   w.cleans.Load(),

@@ -75,7 +75,7 @@ func (w *Wheel) After(d Duration) <-chan Time {
 // start arms a new entry, not yet visible to anyone else, at when.
 func (w *Wheel) start(e *entry, now, when int64) {
 	e.pending, e.when = true, when
-	w.live.Add(1)
+	w.starts.add(1)
 	// file records the slot after the store has published e, and from
 	// then on the driver may meet e and rewrite its holder under e.mu.
 	e.mu.Lock()

@@ -68,14 +68,25 @@ type Wheel struct {
 	system   bool  // clock is the system monotonic clock
 	maxBatch int
 
+	// Producers count what they arm and disarm in counters, each P on a
+	// cache line of its own; see live.
+	starts, stopped counter
+
+	// The fields above are read by every producer and written by none once
+	// the wheel starts; the driver writes the ones below often. The pads
+	// keep the two apart (cores fetch lines in adjacent pairs).
+	_ [128]byte
+
 	// sleepUntil is the deadline the driver sleeps to, or running while it
 	// works. A producer whose deadline is earlier lowers it and wakes the
 	// poller; only the producer that lowers it pays the system call.
 	sleepUntil atomic.Int64
+	_          [128]byte
 
-	live, fired, stopped, walks, cleans, compacts atomic.Int64
-	late                                          latency
-	compaction                                    compaction
+	fired, walks, cleans, compacts atomic.Int64
+	ended                          atomic.Int64 // firings that disarmed a timer; the driver's
+	late                           latency
+	compaction                     compaction
 
 	syncMu sync.Mutex
 	syncs  []chan struct{}
@@ -110,6 +121,8 @@ func NewWheel(opts Options) (*Wheel, error) {
 		base:     int64(st.FirstValid() - st.FirstValid()%st.Bucket()),
 		maxBatch: opts.MaxBatch,
 		done:     make(chan struct{}),
+		starts:   newCounter(),
+		stopped:  newCounter(),
 	}
 	if w.maxBatch == 0 {
 		w.maxBatch = 256
