@@ -58,7 +58,7 @@ func defaultConfig() config {
 	return config{
 		mode:      "default",
 		liveSizes: []int{0, 10_000, 1_000_000}, resetLive: 10_000,
-		benchtime: 40 * time.Millisecond, rounds: 2,
+		benchtime: 100 * time.Millisecond, rounds: 5,
 		memN: 200_000, memRounds: 1,
 		drainN: 1_000_000, drainRounds: 1,
 		burstN: 100_000, burstRounds: 2,
