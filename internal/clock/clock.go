@@ -53,11 +53,11 @@ func (systemClock) Now() int64 { return nanotime() }
 
 // Time converts a reading to a time.Time. Its monotonic part is never
 // earlier than the reading, and later by at most the few nanoseconds
-// between two clock reads at the first call; its wall part follows the
-// monotonic clock from that first call, as time.Time arithmetic does.
+// between two clock reads at package initialization; its wall part follows
+// the monotonic clock from then, as time.Time arithmetic does.
 func (systemClock) Time(mono int64) time.Time {
 	b := &pair
-	return b.t.Add(time.Duration(mono - b.mono))
+	return b.t.Add(time.Duration(mono - b.before))
 }
 
 // FromTime converts t's monotonic reading to a reading of System, erring
@@ -65,28 +65,30 @@ func (systemClock) Time(mono int64) time.Time {
 // monotonic reading (time.Now does, outside testing/synctest bubbles).
 func FromTime(t time.Time) int64 {
 	b := &pair
-	return b.mono + int64(t.Sub(b.t))
+	return b.after + int64(t.Sub(b.t))
 }
 
-// A basePair is a time.Time and a system clock reading taken just before it,
-// so that conversions between the two err late, never early.
+// A basePair is a time.Time and the system clock read just before and just
+// after it, so that conversions either way err late, never early: t's own
+// monotonic reading lies between before and after.
 type basePair struct {
-	t    time.Time
-	mono int64
+	t             time.Time
+	before, after int64
 }
 
-// pair is the tightest of a few base pairs: the one whose two reads lay
-// closest together, in case the goroutine was preempted between them. It is
-// taken while the package initializes, which is never inside a
-// testing/synctest bubble, so its time.Time always has a monotonic reading.
+// pair is the tightest of a few base pairs: the one whose reads lay closest
+// together, in case the goroutine was preempted between them. It is taken
+// while the package initializes, which is never inside a testing/synctest
+// bubble, so its time.Time always has a monotonic reading.
 var pair = func() basePair {
 	var best basePair
 	gap := int64(math.MaxInt64)
 	for range 16 {
-		mono := nanotime()
+		before := nanotime()
 		t := time.Now()
-		if g := nanotime() - mono; g < gap {
-			best, gap = basePair{t, mono}, g
+		after := nanotime()
+		if after-before < gap {
+			best, gap = basePair{t, before, after}, after-before
 		}
 	}
 	return best

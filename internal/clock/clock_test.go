@@ -114,35 +114,28 @@ func TestManualConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-func TestViaTimeAgreesWithMono(t *testing.T) {
-	for _, stale := range []bool{false, true} {
-		if stale {
-			confirmed.Store(0) // as far from any reading as can be: time.Now must confirm
-		}
+// TestFromTimeNeverEarly: a time.Time's monotonic reading converts to no
+// less than a reading taken before it, so a deadline computed from it is
+// never early; and to no more than one taken after it, plus the base pair's
+// gap (far below a millisecond).
+func TestFromTimeNeverEarly(t *testing.T) {
+	for i := range 10000 {
 		m0 := Mono()
-		r, ok := ViaTime()
+		r := FromTime(time.Now())
 		m1 := Mono()
-		if !ok {
-			t.Fatalf("stale=%v: ViaTime reports a bubble outside one", stale)
-		}
-		// FromTime errs late by the base pair's gap, which is far below a
-		// millisecond unless the goroutine was preempted 16 times in a row.
 		if r < m0 || r > m1+int64(time.Millisecond) {
-			t.Fatalf("stale=%v: ViaTime = %d, outside [%d, %d+1ms]", stale, r, m0, m1)
-		}
-		if c := confirmed.Load(); c < m0-viaTimeSlack || c > m1+viaTimeSlack {
-			t.Fatalf("stale=%v: confirmed = %d, not within a slack of [%d, %d]", stale, c, m0, m1)
+			t.Fatalf("#%d: FromTime(time.Now()) = %d, outside [%d, %d+1ms]", i, r, m0, m1)
 		}
 	}
 }
 
-func TestViaTimeNeverDecreases(t *testing.T) {
-	prev, _ := ViaTime()
-	for range 10000 {
-		r, ok := ViaTime()
-		if !ok || r < prev {
-			t.Fatalf("ViaTime = %d, %v after %d", r, ok, prev)
+// TestTimeNeverEarly: a reading converts to a time.Time whose monotonic
+// reading is no earlier than the reading itself.
+func TestTimeNeverEarly(t *testing.T) {
+	for i := range 10000 {
+		t0 := time.Now()
+		if got := System.Time(Mono()); got.Before(t0) {
+			t.Fatalf("#%d: System.Time of a reading taken after %v is %v, before it", i, t0, got)
 		}
-		prev = r
 	}
 }
