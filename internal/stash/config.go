@@ -38,8 +38,10 @@ type Config struct {
 //
 // Four wide levels rather than six of 64 (the same span and buckets): every
 // Add descends through each level, and two fewer dependent loads per Add
-// showed in BenchmarkAdd, BenchmarkWalk and BenchmarkPeep, while a node's
-// slots are still allocated 16 at a time, so a sparse store costs no more.
+// showed in BenchmarkAdd, BenchmarkWalk and BenchmarkPeep. A node of 512
+// slots costs about 300 bytes more than one of 64 (its slots are still
+// allocated 16 at a time), but a path has two nodes fewer: the sparse case
+// of BenchmarkBytesPerValue went from 305 to 279 bytes a value.
 func DefaultLevels() []Level {
 	levels := make([]Level, 4)
 	for i := range levels {
