@@ -17,20 +17,20 @@
 # repetitions. The raw output goes to $OUT/scaling (default
 # bench/out/scaling); compare it with benchstat -col /impl.
 set -euo pipefail
+abs() { mkdir -p "$1" && (cd "$1" && pwd); } # BIN and OUT are relative to where the script is run
+bin=${BIN:+$(abs "$BIN")}
+out=$(abs "${OUT:-$(dirname "$0")/out}/scaling")
 cd "$(dirname "$0")/.."
 root=$PWD
-out=${OUT:-bench/out}/scaling
-mkdir -p "$out"
-bin=${BIN:-}
 if [ -z "$bin" ]; then
 	bin=$(mktemp -d)
+	trap 'rm -rf "$bin"' EXIT
 	go test -c -o "$bin/stashtime.test" ./stashtime
 	go test -c -o "$bin/stash.test" ./internal/stash
 fi
-bin=$(cd "$bin" && pwd)
 cpus=${CPUS:-1,2,4,8,16}
 count=${COUNT:-5}
-nproc
+echo "cores: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo unknown)"
 (cd "$root/stashtime" && "$bin/stashtime.test" -test.run '^$' -test.bench 'AfterFuncStopParallel' \
 	-test.cpu "$cpus" -test.count "$count" -test.benchtime 200ms) | tee "$out/stashtime.txt"
 (cd "$root/internal/stash" && "$bin/stash.test" -test.run '^$' -test.bench 'AddParallel' \
