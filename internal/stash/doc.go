@@ -66,9 +66,10 @@
 //
 // # For a consumer that batches
 //
-// A walk stopped early leaves StopFloor, a lower bound of the keys it has
-// not returned yet (each leaf keeps the lowest key ever added to it), so a
-// consumer may act on what it collected below that bound in key order.
+// A walk stopped early, or parked at a reserved slot, leaves StopFloor, a
+// lower bound of the keys it has not returned yet (each leaf keeps the
+// lowest key ever added to it), so a consumer may act on what it collected
+// below that bound in key order.
 // NextBucket finds the first bucket with anything the walk has not passed,
 // emptied slots included, so a consumer can sleep until then, and Backlog
 // tells how many slots of a bucket the walk has yet to read, so a consumer

@@ -84,10 +84,12 @@ func (s *Store[T]) OverflowMin() (key uint64, ok bool) {
 	return m, m != math.MaxUint64
 }
 
-// StopFloor is, after a Walk that the caller stopped early, a lower bound of
-// the keys of the values that Walk has not yet returned; after a Walk that
-// ran to its end it is math.MaxUint64. A consumer that batches what it walks
-// may act on everything below it in key order.
+// StopFloor is, after a Walk that the caller stopped early or that parked
+// at a slot a producer had reserved but not filled (see Walk), a lower bound
+// of the keys of the values in buckets starting below its end that it has
+// not returned; after a Walk that ran to its end without parking it is
+// math.MaxUint64. A consumer that batches what it walks may act on
+// everything below it in key order, whether or not it stopped the Walk.
 func (s *Store[T]) StopFloor() uint64 { return s.stopFloor }
 
 // Add stores v at key. It never blocks and may run concurrently with any

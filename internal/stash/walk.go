@@ -209,9 +209,7 @@ func (w *walker[T]) yieldStuck(key uint64, p unsafe.Pointer) bool {
 	}
 	if !w.yield(b, (*T)(p)) {
 		w.stop(b)
-		if w.consume {
-			w.s.stopFloor = b
-		}
+		w.hold(b)
 		return false
 	}
 	return true
@@ -360,9 +358,7 @@ func (w *walker[T]) leaf(l *leaf) bool {
 			i++
 			if p != nil && w.take(l, slot, p) && !w.yield(l.base, (*T)(p)) {
 				w.stop(l.base)
-				if w.consume {
-					w.s.stopFloor = max(l.base, l.min.Load())
-				}
+				w.hold(max(l.base, l.min.Load()))
 				return false
 			}
 		}
@@ -387,13 +383,25 @@ func (w *walker[T]) take(l *leaf, slot *unsafe.Pointer, p unsafe.Pointer) bool {
 }
 
 // park notes a reserved, unfilled slot: the walk goes on with the next
-// bucket, but FirstValid will not pass this one.
+// bucket, but FirstValid will not pass this one, and StopFloor is at most
+// the leaf's floor, since the values behind the slot are not returned.
 func (w *walker[T]) park(l *leaf) bool {
 	if w.s.trace != nil {
 		w.s.emit(OpPending, l.base, len(w.s.levels))
 	}
 	w.stop(l.base)
+	w.hold(max(l.base, l.min.Load()))
 	return true
+}
+
+// hold lowers StopFloor to key, a lower bound of the keys of values a
+// consuming walk leaves behind where it stopped or parked. A leaf's floor
+// covers every slot reserved before the walk read its cursor: a producer
+// lowers it before it reserves.
+func (w *walker[T]) hold(key uint64) {
+	if w.consume && key < w.s.stopFloor {
+		w.s.stopFloor = key
+	}
 }
 
 func (w *walker[T]) stop(key uint64) {

@@ -1,6 +1,7 @@
 package stash
 
 import (
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -281,5 +282,35 @@ func TestWalkPanicStrandsNothing(t *testing.T) {
 	}()
 	if got := walkAll(s, 60); !equalInts(ids(got), []int{1, 2, 3, 4}) {
 		t.Fatalf("after a panic the walk yields %v, want [1 2 3 4]", ids(got))
+	}
+}
+
+// TestStopFloorBelowPark parks the walk at a reserved slot with a value
+// behind it, then stops it early in a later bucket, or lets it run to its
+// end: either way StopFloor is at most the key the walk left behind, and a
+// walk that neither parks nor stops leaves it at math.MaxUint64.
+func TestStopFloorBelowPark(t *testing.T) {
+	for _, stop := range []bool{true, false} {
+		s := mustNew[kv](t, tiny(), 0)
+		l, _ := s.descend(3)
+		l.lowerMin(3)
+		slot := l.reserve()          // a producer preempted before its store
+		s.Add(3, &kv{key: 3, id: 1}) // another producer's Add returned
+		s.Add(10, &kv{key: 10, id: 2})
+		s.Add(10, &kv{key: 10, id: 3})
+		var got []int
+		for _, v := range s.Walk(20) {
+			if got = append(got, v.id); stop {
+				break
+			}
+		}
+		if f := s.StopFloor(); f > 3 {
+			t.Errorf("stopped %v: walked %v, StopFloor %d above the value at key 3 left behind the reserved slot", stop, got, f)
+		}
+		atomic.StorePointer(slot, unsafePointer(&kv{key: 3, id: 0}))
+		got = ids(walkAll(s, 20))
+		if f := s.StopFloor(); f != math.MaxUint64 {
+			t.Errorf("stopped %v: StopFloor %d after a walk (%v) that neither parked nor stopped", stop, f, got)
+		}
 	}
 }
