@@ -9,8 +9,8 @@ import (
 // knows no producer left a value in it.
 type detached struct {
 	c     unsafe.Pointer
-	depth int // depth of c: a leaf when depth is the number of levels
-	end   uint64
+	depth int    // depth of c: a leaf when depth is the number of levels
+	last  uint64 // the last key c covers (its end would wrap at the top)
 }
 
 // Clean reclaims every subtree that lies wholly below FirstValid, and the
@@ -40,7 +40,7 @@ func (s *Store[T]) cleanLocked() int {
 	}
 	fv = s.fv.Load()
 	for _, d := range dropped {
-		if d.end > fv {
+		if d.last >= fv {
 			s.salvage(d.c, d.depth)
 		}
 	}
@@ -60,12 +60,14 @@ func (s *Store[T]) clean(n *node, d int, fv uint64, dropped *[]detached) {
 		if c == nil {
 			continue
 		}
+		// base+lv.Div wraps to 0 in the last slot of the key space, so
+		// the comparisons are on fv-base.
 		base := baseOf(c, leaves)
 		switch {
-		case base+lv.Div <= fv:
+		case base <= fv && fv-base >= lv.Div:
 			n.unmark(i) // before the slot empties: a new child sets it again
 			if atomic.CompareAndSwapPointer(slot, c, nil) {
-				*dropped = append(*dropped, detached{c, d + 1, base + lv.Div})
+				*dropped = append(*dropped, detached{c, d + 1, base + (lv.Div - 1)})
 				if s.trace != nil {
 					s.emit(OpClean, base, d)
 				}

@@ -1,6 +1,9 @@
 package stash
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // rootChildren counts the root's children.
 func rootChildren[T any](s *Store[T]) int {
@@ -101,5 +104,32 @@ func TestCleanSalvage(t *testing.T) {
 	}
 	if got := walkAll(s, 64); len(got) != 0 {
 		t.Fatalf("value returned twice: %v", ids(got))
+	}
+}
+
+// TestCleanTopOfKeySpace adds a value in the last top-level slot of the key
+// space, whose end (base + Div) wraps to 0: Clean must keep that subtree
+// while FirstValid is below it, with the tiny geometry and the default one.
+func TestCleanTopOfKeySpace(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		cfg        Config
+		start, key uint64
+	}{
+		{"tiny", tiny(), math.MaxUint64 - 63, math.MaxUint64 - 3},
+		{"default", Config{Levels: DefaultLevels()}, math.MaxUint64 - 1<<56 + 1, math.MaxUint64 - 1<<40},
+	} {
+		s := mustNew[kv](t, c.cfg, c.start)
+		s.Add(c.key, &kv{key: c.key, id: 1})
+		if s.Overflow() != 0 {
+			t.Fatalf("%s: key %d went to the overflow area", c.name, c.key)
+		}
+		fv := s.FirstValid()
+		if n := s.Clean(); n != 0 {
+			t.Errorf("%s: Clean with FirstValid %d detached %d subtrees", c.name, fv, n)
+		}
+		if got := walkAll(s, math.MaxUint64); !equalInts(ids(got), []int{1}) {
+			t.Errorf("%s: Walk(MaxUint64) after Clean yielded %v, want [1]", c.name, ids(got))
+		}
 	}
 }
