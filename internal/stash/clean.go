@@ -121,7 +121,7 @@ func (s *Store[T]) salvage(c unsafe.Pointer, d int) {
 // does not fit goes back. It reports whether it moved anything.
 func (s *Store[T]) drain() bool {
 	m := s.ov.min.Load()
-	if m >= s.horizon(s.fv.Load()) {
+	if s.ov.empty() || m > s.top(s.fv.Load()) {
 		return false
 	}
 	if s.trace != nil {
@@ -141,7 +141,7 @@ func (s *Store[T]) reach() {
 	if !s.drain() {
 		return
 	}
-	if s.ov.min.Load() < s.horizon(s.fv.Load()) {
+	if !s.ov.empty() && s.ov.min.Load() <= s.top(s.fv.Load()) {
 		s.cleanLocked()
 	}
 }

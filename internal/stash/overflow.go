@@ -10,7 +10,8 @@ import (
 // span, within HorizonMargin of it, or on a path still held by a subtree of
 // another revolution. It is a lock-free stack; min is a lower bound of the
 // keys in it (math.MaxUint64 when empty), so the consumer drains it only
-// when the walk can reach something in it.
+// when the walk can reach something in it. A key math.MaxUint64 leaves min
+// at its empty value: empty, not min, tells whether anything waits.
 type overflow struct {
 	head atomic.Pointer[ovItem]
 	min  atomic.Uint64
@@ -24,6 +25,11 @@ type ovItem struct {
 }
 
 func (o *overflow) init() { o.min.Store(math.MaxUint64) }
+
+// empty reports whether the stack holds nothing. A push links its item
+// before it lowers min, so a non-empty stack whose min still reads
+// math.MaxUint64 holds that key or a push in flight.
+func (o *overflow) empty() bool { return o.head.Load() == nil }
 
 func (o *overflow) push(key uint64, p unsafe.Pointer) {
 	o.pushItem(&ovItem{key: key, p: p})
@@ -62,14 +68,14 @@ func (o *overflow) takeAll() *ovItem {
 	return l
 }
 
-// minFrom returns the least key at or above h in the overflow area, or
-// math.MaxUint64. Only the consumer calls it: it alone unlinks items.
-func (o *overflow) minFrom(h uint64) uint64 {
-	m := uint64(math.MaxUint64)
+// minAbove returns the least key above t in the overflow area; ok is false
+// when there is none. Only the consumer calls it: it alone unlinks items.
+func (o *overflow) minAbove(t uint64) (m uint64, ok bool) {
+	m = math.MaxUint64
 	for it := o.head.Load(); it != nil; it = it.next {
-		if it.key >= h && it.key < m {
-			m = it.key
+		if it.key > t && it.key <= m {
+			m, ok = it.key, true
 		}
 	}
-	return m
+	return m, ok
 }

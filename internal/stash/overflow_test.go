@@ -1,6 +1,9 @@
 package stash
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestOverflowBeyondSpan adds keys one and several spans out: they are not
 // an error, they wait in the overflow area, in order, and enter the tree
@@ -159,5 +162,37 @@ func TestPeepSeesReachableOverflow(t *testing.T) {
 	}
 	if s.Overflow() != 0 {
 		t.Fatal("value still in the overflow area after Peep")
+	}
+}
+
+// TestMaxKeyWalked adds values at math.MaxUint64 and just below it, in
+// buckets of 4: one Walk(math.MaxUint64) returns them, in insertion order,
+// whether the tree takes them at once (FirstValid in the last revolution)
+// or they wait in the overflow area (FirstValid 0). With buckets of 1 the
+// key's bucket never starts below a Walk's end, but OverflowMin still
+// reports it waiting.
+func TestMaxKeyWalked(t *testing.T) {
+	cfg := Config{Levels: []Level{{Div: 32, Mod: 4, Chunk: 2}, {Div: 4, Mod: 8, Chunk: 3}}, LeafChunk: 1}
+	for _, start := range []uint64{math.MaxUint64 - 100, 0} {
+		s := mustNew[kv](t, cfg, start)
+		s.Add(math.MaxUint64-2, &kv{key: math.MaxUint64 - 2, id: 0})
+		s.Add(math.MaxUint64, &kv{key: math.MaxUint64, id: 1})
+		if m, ok := s.OverflowMin(); s.Overflow() > 0 && !ok {
+			t.Errorf("start %d: Overflow() = %d, but OverflowMin = %d, false", start, s.Overflow(), m)
+		}
+		if got := walkAll(s, math.MaxUint64); !equalInts(ids(got), []int{0, 1}) {
+			t.Errorf("start %d: Walk(MaxUint64) yielded %v, want [0 1]", start, ids(got))
+		}
+		if _, ok := s.OverflowMin(); ok || s.Overflow() != 0 {
+			t.Errorf("start %d: Overflow() = %d after the walk", start, s.Overflow())
+		}
+	}
+	s := mustNew[kv](t, tiny(), 0)
+	s.Add(math.MaxUint64, &kv{key: math.MaxUint64, id: 1})
+	if m, ok := s.OverflowMin(); !ok || m != math.MaxUint64 {
+		t.Errorf("tiny: OverflowMin = %d, %v; want MaxUint64, true", m, ok)
+	}
+	if got := walkAll(s, math.MaxUint64); len(got) != 0 {
+		t.Errorf("tiny: Walk(MaxUint64) yielded %v from the bucket starting at MaxUint64", ids(got))
 	}
 }

@@ -81,7 +81,7 @@ func (s *Store[T]) Overflow() int { return int(s.ov.n.Load()) }
 // is false when it is empty.
 func (s *Store[T]) OverflowMin() (key uint64, ok bool) {
 	m := s.ov.min.Load()
-	return m, m != math.MaxUint64
+	return m, !s.ov.empty()
 }
 
 // StopFloor is, after a Walk that the caller stopped early or that parked
@@ -128,7 +128,7 @@ type step struct {
 func (s *Store[T]) add(key uint64, p unsafe.Pointer) *unsafe.Pointer {
 	for {
 		fv := s.lower(key)
-		if key >= s.horizon(fv) {
+		if key > s.top(fv) {
 			s.ov.push(key, p)
 			if s.trace != nil {
 				s.emit(OpOverflow, key, -1)
@@ -166,14 +166,18 @@ func (s *Store[T]) add(key uint64, p unsafe.Pointer) *unsafe.Pointer {
 	}
 }
 
-// horizon is the first key the tree cannot take while FirstValid is fv.
-func (s *Store[T]) horizon(fv uint64) uint64 {
+// top is the last key the tree can take while FirstValid is fv: the key
+// before the horizon, FirstValid's top-level slot plus span less margin.
+// It is inclusive so that it can say that the tree takes every key up to
+// math.MaxUint64, as it does once the span reaches the end of the key
+// space: no later revolution is left for a key there to alias.
+func (s *Store[T]) top(fv uint64) uint64 {
 	_, r := divmod(fv, s.levels[0].Div)
 	base := fv - r
 	if base > math.MaxUint64-s.span {
 		return math.MaxUint64
 	}
-	return base + s.span - s.margin
+	return base + s.span - s.margin - 1
 }
 
 // lower makes FirstValid at most key and returns it.

@@ -72,13 +72,13 @@ func (s *Store[T]) advance(end uint64) (from, hi uint64, more bool) {
 		from = s.fv.Load()
 		hi, more = end, false
 		if m, ok := s.OverflowMin(); ok && m-m%s.bucket < end {
-			// Keys below the horizon wait only for Clean to free their
+			// Keys the tree can take wait only for Clean to free their
 			// path (the walk yields those itself); the step stops at the
 			// first key the tree cannot take.
-			if h := s.horizon(from); m < h {
-				m = s.ov.minFrom(h)
+			if t := s.top(from); m <= t {
+				m, ok = s.ov.minAbove(t)
 			}
-			if b := m - m%s.bucket; b < end {
+			if b := m - m%s.bucket; ok && b < end {
 				hi, more = b, true
 			}
 		}
@@ -222,15 +222,15 @@ func (w *walker[T]) yieldStuck(key uint64, p unsafe.Pointer) bool {
 // the overflow area (the caller puts back what it does not yield). The slice
 // is the consumer's scratch space.
 func (s *Store[T]) stuck(from, hi uint64, take bool) []*ovItem {
-	h := min(s.horizon(s.fv.Load()), s.horizon(from))
-	if !s.isStuck(s.ov.min.Load(), h, hi) {
+	t := min(s.top(s.fv.Load()), s.top(from))
+	if s.ov.empty() || !s.isStuck(s.ov.min.Load(), t, hi) {
 		return nil
 	}
 	out := s.stuckBuf[:0]
 	if take {
 		for it := s.ov.takeAll(); it != nil; {
 			next := it.next
-			if s.isStuck(it.key, h, hi) {
+			if s.isStuck(it.key, t, hi) {
 				out = append(out, it)
 			} else {
 				s.ov.pushItem(it)
@@ -239,7 +239,7 @@ func (s *Store[T]) stuck(from, hi uint64, take bool) []*ovItem {
 		}
 	} else {
 		for it := s.ov.head.Load(); it != nil; it = it.next {
-			if s.isStuck(it.key, h, hi) {
+			if s.isStuck(it.key, t, hi) {
 				out = append(out, it)
 			}
 		}
@@ -255,9 +255,9 @@ func (s *Store[T]) stuck(from, hi uint64, take bool) []*ovItem {
 	return out
 }
 
-// isStuck reports whether an overflow key below the horizon h is in a
-// bucket that starts below hi.
-func (s *Store[T]) isStuck(k, h, hi uint64) bool { return k < h && k-k%s.bucket < hi }
+// isStuck reports whether an overflow key the tree can take (at most t, see
+// top) is in a bucket that starts below hi.
+func (s *Store[T]) isStuck(k, t, hi uint64) bool { return k <= t && k-k%s.bucket < hi }
 
 // putBack returns stuck values a walk did not yield to the overflow area.
 func (s *Store[T]) putBack(items []*ovItem) {
