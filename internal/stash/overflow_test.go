@@ -196,3 +196,43 @@ func TestMaxKeyWalked(t *testing.T) {
 		t.Errorf("tiny: Walk(MaxUint64) yielded %v from the bucket starting at MaxUint64", ids(got))
 	}
 }
+
+// TestLatePushNotStuck has a producer push a key to the overflow area late,
+// after it read the horizon from before a walk raised FirstValid (a trace
+// hook pushes it while the next walk drains). Its top-level slot holds a
+// subtree of its own revolution, so it is not stuck: the walk must not
+// yield it straight from the overflow area after that whole subtree, out
+// of key order.
+func TestLatePushNotStuck(t *testing.T) {
+	var s *Store[kv]
+	armed := false
+	cfg := tiny()
+	cfg.Trace = func(e Event) {
+		if armed && e.Op == OpAdd {
+			armed = false
+			s.ov.push(69, unsafePointer(&kv{key: 69, id: 9}))
+		}
+	}
+	s = mustNew[kv](t, cfg, 0)
+	s.Add(5, &kv{key: 5, id: 0})
+	walkAll(s, 17)                 // FirstValid 17; no Clean yet
+	s.Add(70, &kv{key: 70, id: 1}) // root slot 0 still holds [0,8): waits
+	s.Add(71, &kv{key: 71, id: 2})
+	armed = true
+	var keys []uint64
+	for _, v := range s.Walk(80) {
+		keys = append(keys, v.key)
+	}
+	for i := 1; i < len(keys); i++ {
+		if keys[i] < keys[i-1] {
+			t.Fatalf("one Walk(80) yielded keys %v: out of key order", keys)
+		}
+	}
+	keys = keys[:0]
+	for _, v := range s.Walk(80) {
+		keys = append(keys, v.key)
+	}
+	if len(keys) != 1 || keys[0] != 69 {
+		t.Fatalf("the next Walk(80) yielded keys %v, want [69]", keys)
+	}
+}

@@ -221,6 +221,12 @@ func (w *walker[T]) yieldStuck(key uint64, p unsafe.Pointer) bool {
 // mostly, whose slot a later revolution already uses. With take they leave
 // the overflow area (the caller puts back what it does not yield). The slice
 // is the consumer's scratch space.
+//
+// A key the tree can take whose slot is free or holds its own revolution
+// is not stuck, though it waits in the overflow area: its producer read
+// the horizon before a walk moved it and pushed late. Yielded here it would
+// come after the subtree its slot holds; it enters the tree at the next
+// drain instead, as a late key.
 func (s *Store[T]) stuck(from, hi uint64, take bool) []*ovItem {
 	t := min(s.top(s.fv.Load()), s.top(from))
 	if s.ov.empty() || !s.isStuck(s.ov.min.Load(), t, hi) {
@@ -230,7 +236,7 @@ func (s *Store[T]) stuck(from, hi uint64, take bool) []*ovItem {
 	if take {
 		for it := s.ov.takeAll(); it != nil; {
 			next := it.next
-			if s.isStuck(it.key, t, hi) {
+			if s.isStuck(it.key, t, hi) && s.held(it.key) {
 				out = append(out, it)
 			} else {
 				s.ov.pushItem(it)
@@ -239,7 +245,7 @@ func (s *Store[T]) stuck(from, hi uint64, take bool) []*ovItem {
 		}
 	} else {
 		for it := s.ov.head.Load(); it != nil; it = it.next {
-			if s.isStuck(it.key, t, hi) {
+			if s.isStuck(it.key, t, hi) && s.held(it.key) {
 				out = append(out, it)
 			}
 		}
@@ -258,6 +264,17 @@ func (s *Store[T]) stuck(from, hi uint64, take bool) []*ovItem {
 // isStuck reports whether an overflow key the tree can take (at most t, see
 // top) is in a bucket that starts below hi.
 func (s *Store[T]) isStuck(k, t, hi uint64) bool { return k <= t && k-k%s.bucket < hi }
+
+// held reports whether a subtree of another revolution holds key's
+// top-level slot. Only the root aliases: a node's children all lie in its
+// own range.
+func (s *Store[T]) held(key uint64) bool {
+	lv := s.levels[0]
+	q, r := divmod(key, lv.Div)
+	_, i := divmod(q, lv.Mod)
+	c := s.root.child(i, lv)
+	return c != nil && baseOf(c, len(s.levels) == 1) != key-r
+}
 
 // putBack returns stuck values a walk did not yield to the overflow area.
 func (s *Store[T]) putBack(items []*ovItem) {
