@@ -409,3 +409,30 @@ func BenchmarkNewTimerCleanupCost(b *testing.B) {
 		}
 	}
 }
+
+// Rule 2 with rule 16: the user may overwrite C, and the wheel holds the
+// channel only weakly, yet the Timer keeps its channel: after collections,
+// Stop of a pending timer and Reset of an expired, unreceived one still
+// report true, as with package time.
+func TestOverwrittenCSurvivesCollection(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	var none atomic.Int64
+	pending := w.NewTimer(100 * time.Second) // watched by a cleanup
+	expired := w.NewTimer(2 * time.Second)   // weak, not watched
+	tk := w.NewTicker(100 * time.Second)
+	pending.C, expired.C, tk.C = nil, nil, nil
+	settleCleanups(&none, 1)
+	clk.Advance(3 * time.Second)
+	w.Sync()
+	if !pending.Stop() {
+		t.Error("Stop of a pending timer whose C was overwritten returned false after collections")
+	}
+	if !expired.Reset(time.Second) {
+		t.Error("Reset of an expired, unreceived timer whose C was overwritten returned false after collections")
+	}
+	if st := w.Stats(); st.Live != 2 { // expired (reset) and the ticker
+		t.Errorf("live timers: %d, want 2 (the reset timer and the ticker)", st.Live)
+	}
+	expired.Stop()
+	tk.Stop()
+}

@@ -8,6 +8,13 @@ type Ticker struct {
 	e *entry
 }
 
+// A chanTicker is a Ticker with a reference to its channel of its own, as a
+// chanTimer is.
+type chanTicker struct {
+	t Ticker
+	c chan Time
+}
+
 // NewTicker returns a new Ticker on w whose channel delivers the time every
 // period d. It panics if d <= 0.
 func (w *Wheel) NewTicker(d Duration) *Ticker {
@@ -23,7 +30,8 @@ func (w *Wheel) newTicker(now int64, d Duration) *Ticker {
 	te.setCh(c)
 	te.watch(c)
 	w.start(&te.entry, now, deadline(now, d))
-	return &Ticker{C: c, e: &te.entry}
+	ct := &chanTicker{t: Ticker{C: c, e: &te.entry}, c: c}
+	return &ct.t
 }
 
 // Tick is NewTicker(d).C, or nil if d <= 0. An unreferenced Tick channel is

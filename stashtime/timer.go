@@ -18,13 +18,23 @@ type funcTimer struct {
 	e entry
 }
 
+// A chanTimer is a channel Timer with a reference to its channel of its own:
+// the user may overwrite C, and the wheel refers to the channel weakly, so
+// without it the channel could be collected while the Timer lives on, and
+// Stop and Reset would report on a timer whose value nobody can drain.
+type chanTimer struct {
+	t Timer
+	c chan Time
+}
+
 // NewTimer creates a new Timer on w that will send the current time on its
 // channel after at least duration d.
 func (w *Wheel) NewTimer(d Duration) *Timer { return w.newTimer(w.now(), d) }
 
 func (w *Wheel) newTimer(now int64, d Duration) *Timer {
 	c, e := w.newChan(now, d)
-	return &Timer{C: c, e: e}
+	ct := &chanTimer{t: Timer{C: c, e: e}, c: c}
+	return &ct.t
 }
 
 // newChan starts a channel timer and returns its channel and entry.
