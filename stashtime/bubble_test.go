@@ -3,6 +3,7 @@
 package stashtime
 
 import (
+	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -27,6 +28,20 @@ func TestNowSeesEveryBubble(t *testing.T) {
 		time.Sleep(30 * 365 * 24 * time.Hour)
 		if _, ok := now(); ok {
 			t.Fatal("now reports no bubble 30 years on")
+		}
+	})
+}
+
+// TestSleepNeverInBubble: Sleep(math.MaxInt64) in a bubble returns once the
+// fake clock reaches the end of its range, as time.Sleep does (outside a
+// bubble it never returns). Were it to block for good, synctest.Test would
+// report a deadlock.
+func TestSleepNeverInBubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		Sleep(math.MaxInt64)
+		if got := time.Since(start); got < 200*365*24*time.Hour {
+			t.Fatalf("Sleep(math.MaxInt64) returned after %v", got)
 		}
 	})
 }

@@ -70,13 +70,13 @@ func Sleep(d Duration) {
 	if d <= 0 {
 		return
 	}
-	if d == math.MaxInt64 {
-		select {} // never returns, and costs the wheel nothing
-	}
 	now, ok := now()
-	if !ok {
+	if !ok { // in a bubble, time.Sleep(math.MaxInt64) returns when the fake clock gets there
 		time.Sleep(d)
 		return
+	}
+	if d == math.MaxInt64 {
+		select {} // never returns, and costs the wheel nothing
 	}
 	<-Default().newTimer(now, d).C
 }
