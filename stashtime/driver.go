@@ -284,8 +284,8 @@ func (d *driver) wakeFor(b, now int64) int64 {
 	n := w.store.Backlog(uint64(b))
 	wake := b
 	// A holder the pre-walk re-files in the store must land beyond b, and
-	// fileKey files a far timer at least exactWithin/2 after now.
-	lead := min(int64(n)*walkCost, maxAhead, exactWithin/2-2*w.bucket)
+	// file files a far timer at least farMin after now.
+	lead := min(int64(n)*walkCost, maxAhead, w.farMin-2*w.bucket)
 	if n > 4*w.maxBatch && lead > 0 {
 		d.ahead, d.aheadAt = b, max(b-lead, now)
 		wake = d.aheadAt

@@ -55,12 +55,12 @@ type entry struct {
 	ref unsafe.Pointer
 
 	mu      sync.Mutex
-	kind    uint8 // set before the entry is shared
-	pending bool  // armed and neither fired nor stopped
-	queued  bool  // a live holder exists
-	qheap   bool  // the live holder is in the near heap (else in the store)
-	qb      int32 // the live store holder's bucket (see Wheel.bucketNum)
-	when    int64 // deadline of the current arming, on the wheel's clock
+	kind    uint8  // set before the entry is shared
+	pending bool   // armed and neither fired nor stopped
+	queued  bool   // a live holder exists
+	qheap   bool   // the live holder is in the near heap (else in the store)
+	qb      uint32 // the live store holder's bucket (see Wheel.bucketNum)
+	when    int64  // deadline of the current arming, on the wheel's clock
 	slot    stash.Ref
 }
 
@@ -128,7 +128,7 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 	}
 	e.pending = true
 	e.when = when
-	if e.queued && !e.qheap && e.qb != farBucket && e.w.bucketStart(e.qb) <= when {
+	if e.queued && !e.qheap && e.slot != (stash.Ref{}) && e.w.bucketStart(e.qb, now) <= when {
 		return wasPending
 	}
 	e.unqueue()

@@ -64,7 +64,8 @@ type Wheel struct {
 	store    *stash.Store[entry]
 	poller   poller.Poller
 	bucket   int64
-	base     int64 // start of the wheel's first bucket
+	reach    int64 // how far ahead of now a timer is filed at most (see file)
+	farMin   int64 // how far ahead of now a far timer is filed at least
 	system   bool  // clock is the system monotonic clock
 	maxBatch int
 
@@ -118,7 +119,6 @@ func NewWheel(opts Options) (*Wheel, error) {
 		store:    st,
 		system:   clock.IsSystem(c),
 		bucket:   int64(st.Bucket()),
-		base:     int64(st.FirstValid() - st.FirstValid()%st.Bucket()),
 		maxBatch: opts.MaxBatch,
 		done:     make(chan struct{}),
 		starts:   newCounter(),
@@ -127,6 +127,17 @@ func NewWheel(opts Options) (*Wheel, error) {
 	if w.maxBatch == 0 {
 		w.maxBatch = 256
 	}
+	w.reach = int64(st.Span() / 2)
+	if w.bucket <= math.MaxInt64>>30 {
+		w.reach = min(w.reach, w.bucket<<30)
+	}
+	if w.reach < 4*w.bucket {
+		// A store this small keeps far timers in its overflow area
+		// anyway; filing them a bucket or two ahead would only make the
+		// driver meet them again and again.
+		w.reach = math.MaxInt64
+	}
+	w.farMin = min(exactWithin/2, w.reach-reachGrain(w.reach))
 	if opts.PortablePoller {
 		w.poller = poller.NewPortable(c)
 	} else {
@@ -257,27 +268,47 @@ func fileKey(now, when int64) int64 {
 
 // file gives e a holder in the store for its deadline, seen at now. e.mu is
 // held or e is not yet shared.
+//
+// A timer due further than reach from now is filed at about now+reach, and
+// re-filed when the walk meets it there. Every holder is then inside the
+// store's span, where Stop can take it out (a key beyond the span would wait
+// in the overflow area until its deadline, out of Stop's reach: forever for
+// a Timer made and stopped with math.MaxInt64), and less than 2^30 buckets
+// ahead of the clock, which lets an entry name its holder's bucket in 32
+// bits (see bucketNum).
 func (w *Wheel) file(e *entry, now int64) {
 	key := fileKey(now, e.when)
+	if key > now && uint64(key-now) > uint64(w.reach) {
+		key = now + w.reach
+		if key < now { // now is within reach of math.MaxInt64
+			key = math.MaxInt64
+		}
+		key -= key % reachGrain(w.reach)
+	}
 	e.queued, e.qheap, e.qb = true, false, w.bucketNum(w.bucketOf(key))
 	e.slot = w.store.Add(uint64(key), e)
 }
 
-// farBucket stands for every bucket too far from the wheel's first to count
-// in an int32.
-const farBucket = math.MaxInt32
-
-// bucketNum numbers the bucket starting at b from the wheel's first bucket.
-func (w *Wheel) bucketNum(b int64) int32 {
-	n := (b - w.base) / w.bucket
-	if n >= farBucket || n < 0 {
-		return farBucket
-	}
-	return int32(n)
+// reachGrain is the grain a key filed at reach is rounded down to, so that
+// such timers share leaves: a power of two, an eighth to a quarter of reach.
+func reachGrain(reach int64) int64 {
+	return int64(1) << max(bits.Len64(uint64(reach))-3, 0)
 }
 
-// bucketStart is the first key of bucket n; n must not be farBucket.
-func (w *Wheel) bucketStart(n int32) int64 { return w.base + int64(n)*w.bucket }
+// bucketNum names the bucket starting at b by its index modulo 2^32. A live
+// holder lies less than 2^30 buckets ahead of the clock (see file) and,
+// unless the driver lags 2^31 buckets behind it, less than 2^31 behind, so
+// bucketStart recovers its start from the name and a clock reading. (A
+// stale holder whose name aliases the live one's, 2^32 buckets away, is
+// taken for it; the entry's pending flag still lets it fire only once.)
+func (w *Wheel) bucketNum(b int64) uint32 { return uint32(b / w.bucket) }
+
+// bucketStart is the first key of the bucket named n that lies within 2^31
+// buckets of the one holding ref.
+func (w *Wheel) bucketStart(n uint32, ref int64) int64 {
+	r := w.bucketOf(ref) / w.bucket
+	return (r + int64(int32(n-uint32(r)))) * w.bucket
+}
 
 func (w *Wheel) wakeIfEarlier(when int64) {
 	for {

@@ -1,0 +1,125 @@
+package stashtime
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// TestStoppedNeverTimersLeaveNothing: a Timer made or reset with
+// math.MaxInt64 ("never") and stopped leaves nothing in the store, however
+// often. Such a deadline is beyond the store's span; filed there, it would
+// wait in the overflow area, out of Stop's reach, forever.
+func TestStoppedNeverTimersLeaveNothing(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	const n = 20_000
+	tm := w.NewTimer(time.Millisecond)
+	for range n {
+		tm.Reset(math.MaxInt64)
+		tm.Stop()
+		w.NewTimer(math.MaxInt64).Stop()
+		w.AfterFunc(math.MaxInt64, func() {}).Stop()
+	}
+	clk.Advance(time.Second)
+	w.Sync()
+	if o := w.store.Overflow(); o != 0 {
+		t.Fatalf("%d values in the overflow area after %d stopped never-timers", o, 3*n)
+	}
+	if st := w.Stats(); st.Live != 0 {
+		t.Fatalf("stats: %+v", st)
+	}
+}
+
+// TestAbandonedNeverAftersAreCollected: After(math.MaxInt64) in a loop,
+// never received from, leaves less than a byte a call once collected, as
+// with package time.
+func TestAbandonedNeverAftersAreCollected(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100,000 timers")
+	}
+	w, _ := newManualWheel(t, 0)
+	const n = 100_000
+	w.After(math.MaxInt64) // whatever the first timer allocates once
+	w.Sync()
+	gcN(2)
+	before := heapAlloc()
+	for range n {
+		w.After(math.MaxInt64)
+	}
+	// Each channel's cleanup stops its timer; wait for all of them.
+	for i := 0; w.live() > 0; i++ {
+		if i == 500 {
+			t.Fatalf("%d of %d abandoned timers still live after 500 collections", w.live(), n+1)
+		}
+		gcN(1)
+		time.Sleep(time.Millisecond)
+	}
+	w.Sync()
+	gcN(2)
+	after := heapAlloc()
+	if o := w.store.Overflow(); o != 0 {
+		t.Fatalf("%d values in the overflow area after %d abandoned After(MaxInt64)", o, n)
+	}
+	if per := (float64(after) - float64(before)) / n; per > 8 {
+		t.Fatalf("%.1f B retained per abandoned After(MaxInt64), want at most 8", per)
+	}
+}
+
+// TestFarTimerFiresAtItsDeadline: a timer due further ahead than the wheel
+// files anything is re-filed as the clock gets there, and fires once, at
+// its deadline.
+func TestFarTimerFiresAtItsDeadline(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	d := time.Duration(3*w.reach + 12345)
+	start := clk.Now()
+	tm := w.NewTimer(d)
+	for clk.Now()-start < int64(d)-w.reach/3 {
+		clk.Advance(time.Duration(w.reach / 3))
+		w.Sync()
+		select {
+		case <-tm.C:
+			t.Fatalf("fired %v before its deadline", time.Duration(start+int64(d)-clk.Now()))
+		default:
+		}
+	}
+	clk.Set(start + int64(d) - 1)
+	w.Sync()
+	select {
+	case <-tm.C:
+		t.Fatal("fired 1 ns before its deadline")
+	default:
+	}
+	clk.Set(start + int64(d))
+	w.Sync()
+	select {
+	case <-tm.C:
+	default:
+		t.Fatal("did not fire at its deadline")
+	}
+	if tm.Stop() {
+		t.Fatal("Stop after the fire returned true")
+	}
+}
+
+// TestResetInPlaceAfterLongUptime: after longer than 2^31 buckets (26 days
+// at the default 1 ms) on the clock, a Reset to a later deadline still
+// stores it in place, keeping its holder, instead of filing a new one.
+func TestResetInPlaceAfterLongUptime(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	for _, uptime := range []time.Duration{time.Hour, 30 * 24 * time.Hour, 60 * 24 * time.Hour, 400 * 24 * time.Hour} {
+		clk.Set(int64(uptime))
+		w.Sync()
+		tm := w.AfterFunc(time.Minute, func() {})
+		slot := tm.e.slot
+		for i := range 100 {
+			clk.Advance(time.Millisecond)
+			if !tm.Reset(time.Minute) {
+				t.Fatalf("uptime %v: Reset #%d of a pending timer returned false", uptime, i)
+			}
+			if tm.e.slot != slot {
+				t.Fatalf("uptime %v: Reset #%d to a later deadline filed a new holder", uptime, i)
+			}
+		}
+		tm.Stop()
+	}
+}
