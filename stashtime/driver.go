@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/stashgo/stash/internal/clock"
 	"github.com/stashgo/stash/internal/stash"
 )
 
@@ -41,6 +42,8 @@ type driver struct {
 	// and lookAt when to look at it again.
 	lookB, lookAt int64
 	lookN         int
+
+	heldFor int // passes in a row held back by a reserved slot
 }
 
 func (w *Wheel) run() {
@@ -50,12 +53,18 @@ func (w *Wheel) run() {
 	for !w.closed.Load() {
 		w.sleepUntil.Store(running)
 		d.takeSyncs()
-		if more, fired := d.pass(); more {
+		more, fired, held := d.pass()
+		if more {
 			if fired > 0 {
 				runtime.Gosched() // let the callbacks just started run
 			}
 			continue
 		}
+		if held {
+			d.awaitProducer()
+			continue
+		}
+		d.heldFor = 0
 		d.clean()
 		d.compact()
 		now := w.now()
@@ -77,8 +86,10 @@ func (w *Wheel) run() {
 }
 
 // pass walks and fires what is due now. It reports whether it stopped at
-// MaxBatch with more possibly due, and how many timers it fired.
-func (d *driver) pass() (more bool, fired int) {
+// MaxBatch with more possibly due, how many timers it fired, and whether it
+// held back due timers because the walk parked at a slot a producer has
+// reserved but not yet filled: a timer filed there may be due before them.
+func (d *driver) pass() (more bool, fired int, held bool) {
 	w := d.w
 	now := w.now()
 	w.walks.Add(1)
@@ -96,22 +107,44 @@ func (d *driver) pass() (more bool, fired int) {
 			break
 		}
 	}
-	floor := int64(math.MaxInt64)
-	if cut {
-		floor = int64(min(w.store.StopFloor(), math.MaxInt64))
-	}
+	floor := int64(min(w.store.StopFloor(), math.MaxInt64))
 	now = w.now()
 	for len(d.heap) > 0 && d.heap[0].key <= now && d.heap[0].key <= floor {
 		if fired >= w.maxBatch {
-			return true, fired
+			return true, fired, false
 		}
 		it := d.heap.pop()
 		if d.fire(it, now) {
 			fired++
 		}
 	}
-	return cut, fired
+	held = !cut && len(d.heap) > 0 && d.heap[0].key <= now
+	return cut, fired, held
 }
+
+// awaitProducer lets the producer whose reserved slot held back a pass
+// finish: it yields the processor at once, in case the producer waits for
+// it, and if that was not enough, sleeps parkWait of real time before the
+// next pass (not of the wheel's clock, which a test may hold still).
+func (d *driver) awaitProducer() {
+	d.heldFor++
+	if d.heldFor <= parkSpins {
+		runtime.Gosched()
+		return
+	}
+	if d.w.system {
+		d.w.poller.Wait(clock.Mono() + parkWait)
+	} else {
+		time.Sleep(time.Duration(parkWait))
+	}
+}
+
+// A producer fills the slot it reserved a few instructions later, unless it
+// was preempted (or is allocating the slot's segment).
+const (
+	parkSpins = 16
+	parkWait  = int64(20 * time.Microsecond)
+)
 
 // examine handles a holder the walk met in the bucket starting at b, in a
 // pass that walks up to the bucket starting at through.
