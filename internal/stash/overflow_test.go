@@ -228,6 +228,9 @@ func TestLatePushNotStuck(t *testing.T) {
 			t.Fatalf("one Walk(80) yielded keys %v: out of key order", keys)
 		}
 	}
+	if f := s.StopFloor(); f > 69 {
+		t.Fatalf("StopFloor %d after a walk that left key 69 in the overflow area", f)
+	}
 	keys = keys[:0]
 	for _, v := range s.Walk(80) {
 		keys = append(keys, v.key)

@@ -236,9 +236,13 @@ func (s *Store[T]) stuck(from, hi uint64, take bool) []*ovItem {
 	if take {
 		for it := s.ov.takeAll(); it != nil; {
 			next := it.next
-			if s.isStuck(it.key, t, hi) && s.held(it.key) {
+			switch {
+			case !s.isStuck(it.key, t, hi):
+				s.ov.pushItem(it)
+			case s.held(it.key):
 				out = append(out, it)
-			} else {
+			default: // left for the closing drain, so not returned by this walk
+				s.stopFloor = min(s.stopFloor, it.key)
 				s.ov.pushItem(it)
 			}
 			it = next
