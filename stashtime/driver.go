@@ -288,7 +288,7 @@ func (d *driver) next(now int64) int64 {
 	}
 	if w.live() > 0 {
 		d.idleSince = 0
-		return min(next, now+maxSleep)
+		return min(next, addSat(now, maxSleep))
 	}
 	if d.idleSince == 0 {
 		d.idleSince = now
@@ -296,7 +296,15 @@ func (d *driver) next(now int64) int64 {
 	if now-d.idleSince >= maxSleep {
 		return math.MaxInt64
 	}
-	return min(next, d.idleSince+maxSleep)
+	return min(next, addSat(d.idleSince, maxSleep))
+}
+
+// addSat returns a+b for b >= 0, or math.MaxInt64 if that overflows.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // maxSleep bounds one sleep of the driver in the kernel.

@@ -123,3 +123,24 @@ func TestResetInPlaceAfterLongUptime(t *testing.T) {
 		tm.Stop()
 	}
 }
+
+// TestClockNearTheEnd: with the clock within a second of math.MaxInt64 the
+// driver still sleeps between passes (its sleep bound must not overflow) and
+// Sync returns.
+func TestClockNearTheEnd(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	clk.Set(math.MaxInt64 - int64(time.Second)/2)
+	w.AfterFunc(time.Hour, func() {}) // due at math.MaxInt64: never
+	done := make(chan struct{})
+	go func() { w.Sync(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Sync did not return")
+	}
+	walks := w.Stats().Walks
+	time.Sleep(50 * time.Millisecond)
+	if n := w.Stats().Walks - walks; n > 50 {
+		t.Fatalf("%d driver passes in 50 ms with nothing due: the driver spins", n)
+	}
+}

@@ -77,9 +77,9 @@ func (t *Ticker) Reset(d Duration) {
 		return
 	}
 	w := e.w
+	e.mu.Lock() // before the clock read, as in Timer.Reset
 	now := w.now()
 	when := deadline(now, d)
-	e.mu.Lock()
 	e.drain()
 	e.ticker().period = int64(d)
 	e.arm(now, when)

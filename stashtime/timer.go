@@ -135,9 +135,11 @@ func (t *Timer) Reset(d Duration) bool {
 		return e.stdTimer().Reset(d)
 	}
 	w := e.w
+	// The clock is read under the lock: arm names the holder's bucket
+	// relative to now, which must not predate the last filing.
+	e.mu.Lock()
 	now := w.now()
 	when := deadline(now, d)
-	e.mu.Lock()
 	drained := false
 	if e.isChan() {
 		drained = !e.pending && e.drain()
