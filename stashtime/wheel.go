@@ -13,7 +13,8 @@ import (
 )
 
 // A Clock is a monotonic clock a Wheel reads deadlines from: Now in
-// nanoseconds, and Time to turn a reading into a Time.
+// nanoseconds, never negative and never decreasing, and Time to turn a
+// reading into a Time.
 type Clock = clock.Clock
 
 // A ManualClock is a Clock that moves only when told to (Advance, Set). A

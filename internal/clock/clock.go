@@ -8,7 +8,8 @@ import (
 
 // A Clock reads monotonic time in nanoseconds.
 //
-// Implementations must be safe for concurrent use. Readings never decrease.
+// Implementations must be safe for concurrent use. Readings are never
+// negative and never decrease.
 type Clock interface {
 	// Now returns the current reading in nanoseconds.
 	Now() int64
