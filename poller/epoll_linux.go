@@ -3,8 +3,10 @@ package poller
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/stashgo/stash/internal/clock"
 	"golang.org/x/sys/unix"
@@ -230,6 +232,11 @@ func (p *epollPoller) arm(deadline int64) error {
 		return nil
 	}
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(deadline)}
+	if unsafe.Sizeof(spec.Value.Sec) == 4 && deadline/1e9 > math.MaxInt32 {
+		// A 32-bit time_t would wrap: wait as long as it can hold, 68
+		// years of uptime, instead of waking at once or failing.
+		spec.Value = unix.Timespec{Sec: math.MaxInt32}
+	}
 	if err := unix.TimerfdSettime(p.tfd, unix.TFD_TIMER_ABSTIME, &spec, nil); err != nil {
 		p.armed = 0
 		return fmt.Errorf("poller: timerfd_settime: %w", err)

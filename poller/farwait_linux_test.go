@@ -1,0 +1,35 @@
+package poller
+
+import (
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestFarDeadlineSleeps: a deadline beyond what a 32-bit time_t holds (on
+// 386 and arm) still sleeps, without spinning and without an error, until
+// Wake. (On 64-bit platforms the deadline fits and the test checks the same
+// thing on the ordinary path.)
+func TestFarDeadlineSleeps(t *testing.T) {
+	for _, deadline := range []int64{(1<<32 + 1) * 1e9, 3e18} {
+		p, err := NewEpoll()
+		if err != nil {
+			t.Skip("no epoll:", err)
+		}
+		var before, after syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+		done := make(chan error, 1)
+		go func() { done <- p.Wait(deadline) }()
+		time.Sleep(200 * time.Millisecond)
+		p.Wake()
+		if err := <-done; err != nil {
+			t.Fatalf("Wait(%d): %v", deadline, err)
+		}
+		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		cpu := time.Duration(after.Utime.Nano()+after.Stime.Nano()-before.Utime.Nano()-before.Stime.Nano()) * time.Nanosecond
+		if cpu > 100*time.Millisecond {
+			t.Errorf("Wait(%d) used %v of CPU in 200 ms: it spins", deadline, cpu)
+		}
+		p.Close()
+	}
+}
