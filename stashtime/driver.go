@@ -1,12 +1,14 @@
 package stashtime
 
 import (
+	"errors"
 	"math"
 	"runtime"
 	"time"
 
 	"github.com/stashgo/stash/internal/clock"
 	"github.com/stashgo/stash/internal/stash"
+	"github.com/stashgo/stash/poller"
 )
 
 // A driver is the wheel's single consumer. It runs on one goroutine locked
@@ -80,7 +82,13 @@ func (w *Wheel) run() {
 			continue // a producer added an earlier deadline while we worked
 		}
 		if err := w.poller.Wait(next); err != nil {
-			return
+			if errors.Is(err, poller.ErrClosed) || w.closed.Load() {
+				return
+			}
+			// The poller failed, as none is known to. Rather than
+			// leave every timer unfired, poll the clock instead.
+			w.pollerErrors.Add(1)
+			time.Sleep(pollerFailedPoll)
 		}
 	}
 }
@@ -138,6 +146,10 @@ func (d *driver) awaitProducer() {
 		time.Sleep(time.Duration(parkWait))
 	}
 }
+
+// pollerFailedPoll is how long the driver sleeps, in real time, when its
+// poller fails to.
+const pollerFailedPoll = time.Millisecond
 
 // A producer fills the slot it reserved a few instructions later, unless it
 // was preempted (or is allocating the slot's segment).

@@ -18,6 +18,9 @@ type Stats struct {
 	Walks    int64 // driver passes
 	Cleans   int64 // store reclamations
 	Compacts int64 // compactions of the slots stopped timers emptied
+	// Waits of the driver's poller that failed. None is known to; after
+	// one the driver polls the clock every millisecond instead.
+	PollerErrors int64
 	// Lateness of firings: how long after its deadline each fired. Each
 	// percentile is the upper bound of the histogram bucket it falls in
 	// (buckets are a quarter of a power of two wide).
@@ -27,13 +30,14 @@ type Stats struct {
 // Stats returns a snapshot of the wheel's counters.
 func (w *Wheel) Stats() Stats {
 	s := Stats{
-		Live:     w.live(),
-		Fired:    w.fired.Load(),
-		Stopped:  w.stopped.load(),
-		Overflow: w.store.Overflow(),
-		Walks:    w.walks.Load(),
-		Cleans:   w.cleans.Load(),
-		Compacts: w.compacts.Load(),
+		Live:         w.live(),
+		Fired:        w.fired.Load(),
+		Stopped:      w.stopped.load(),
+		Overflow:     w.store.Overflow(),
+		Walks:        w.walks.Load(),
+		Cleans:       w.cleans.Load(),
+		Compacts:     w.compacts.Load(),
+		PollerErrors: w.pollerErrors.Load(),
 	}
 	s.LateP50, s.LateP90, s.LateP99, s.LateMax = w.late.percentiles()
 	return s

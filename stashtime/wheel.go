@@ -87,6 +87,7 @@ type Wheel struct {
 
 	fired, walks, cleans, compacts atomic.Int64
 	ended                          atomic.Int64 // firings that disarmed a timer; the driver's
+	pollerErrors                   atomic.Int64 // Waits that failed (see run)
 	late                           latency
 	compaction                     compaction
 
@@ -139,9 +140,12 @@ func NewWheel(opts Options) (*Wheel, error) {
 		w.reach = math.MaxInt64
 	}
 	w.farMin = min(exactWithin/2, w.reach-reachGrain(w.reach))
-	if opts.PortablePoller {
+	switch {
+	case testPoller != nil:
+		w.poller = testPoller(c)
+	case opts.PortablePoller:
 		w.poller = poller.NewPortable(c)
-	} else {
+	default:
 		w.poller = poller.New(c)
 	}
 	w.sleepUntil.Store(running)
@@ -149,6 +153,9 @@ func NewWheel(opts Options) (*Wheel, error) {
 	go w.run()
 	return w, nil
 }
+
+// testPoller, when a test sets it, makes the poller of every new Wheel.
+var testPoller func(Clock) poller.Poller
 
 var (
 	defaultMu    sync.Mutex
