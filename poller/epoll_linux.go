@@ -182,6 +182,9 @@ func (p *epollPoller) Wait(deadline int64) error {
 	}
 	if clock.Mono() >= deadline {
 		p.finish()
+		if p.closed.Load() { // closing, though not yet past acquire
+			return ErrClosed
+		}
 		return nil
 	}
 	if err := p.arm(deadline); err != nil {

@@ -33,3 +33,22 @@ func TestFarDeadlineSleeps(t *testing.T) {
 		p.Close()
 	}
 }
+
+// TestPastDeadlineWaitWhileClosing: a Wait with a deadline already past
+// reports ErrClosed once Close has begun, as every other Wait does.
+func TestPastDeadlineWaitWhileClosing(t *testing.T) {
+	p, err := NewEpoll()
+	if err != nil {
+		t.Skip("no epoll:", err)
+	}
+	ep := p.(*epollPoller)
+	ep.markClosed() // Close's first step, before it shuts the descriptors
+	if err := p.Wait(0); err != ErrClosed {
+		t.Fatalf("Wait(0) while closing = %v, want ErrClosed", err)
+	}
+	// The rest of Close, which a second Close would skip.
+	ep.refs.Add(1)
+	if ep.refs.Add(refsClosed-1) == refsClosed {
+		ep.closeFDs()
+	}
+}
