@@ -52,7 +52,7 @@ func (s *Store[T]) clean(n *node, d int, fv uint64, dropped *[]detached) {
 	lv := s.levels[d]
 	leaves := d+1 == len(s.levels)
 	for i := n.next(0, lv.Mod); i < lv.Mod; i = n.next(i+1, lv.Mod) {
-		slot := n.kids.at(int(i), lv.Chunk, false, nil)
+		slot := n.kids.at(int(i), lv.Chunk, false)
 		if slot == nil {
 			continue
 		}

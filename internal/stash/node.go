@@ -63,7 +63,7 @@ func (n *node) next(i, mod uint64) uint64 {
 
 // child returns slot i's child, or nil.
 func (n *node) child(i uint64, l Level) unsafe.Pointer {
-	p := n.kids.at(int(i), l.Chunk, false, nil)
+	p := n.kids.at(int(i), l.Chunk, false)
 	if p == nil {
 		return nil
 	}

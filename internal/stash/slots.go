@@ -7,9 +7,8 @@ import (
 
 // slots is the store's primitive: a lazily grown array of atomic pointers.
 // Its chunks of chunk slots each are allocated on first use and published
-// with CAS, so concurrent producers never wait on each other. A new chunk is
-// filled with fill (nil for levels, the sentinel for leaves) before it is
-// published.
+// with CAS, so concurrent producers never wait on each other. A node's
+// children live in one (leaves grow by segments instead, see leaf).
 //
 // A chunk is a Go slice whose first element's address is kept; slot i of a
 // chunk is at that address plus i pointers. The address keeps the whole
@@ -30,7 +29,7 @@ func makeSlots(n, chunk int) slots {
 
 // at returns the address of slot i. With spawn it allocates the chunk if
 // needed; without, it returns nil when the chunk does not exist yet.
-func (s *slots) at(i, chunk int, spawn bool, fill unsafe.Pointer) *unsafe.Pointer {
+func (s *slots) at(i, chunk int, spawn bool) *unsafe.Pointer {
 	q, r := divmod(uint64(i), uint64(chunk))
 	c := &s.first
 	if q > 0 {
@@ -41,20 +40,10 @@ func (s *slots) at(i, chunk int, spawn bool, fill unsafe.Pointer) *unsafe.Pointe
 		if !spawn {
 			return nil
 		}
-		p = newChunk(chunk, fill)
+		p = unsafe.Pointer(&make([]unsafe.Pointer, chunk)[0])
 		if !atomic.CompareAndSwapPointer(c, nil, p) {
 			p = atomic.LoadPointer(c)
 		}
 	}
 	return (*unsafe.Pointer)(unsafe.Add(p, uintptr(r)*unsafe.Sizeof(p)))
-}
-
-func newChunk(n int, fill unsafe.Pointer) unsafe.Pointer {
-	c := make([]unsafe.Pointer, n)
-	if fill != nil {
-		for i := range c {
-			c[i] = fill
-		}
-	}
-	return unsafe.Pointer(&c[0])
 }

@@ -13,38 +13,29 @@ func TestSlotsLazyChunks(t *testing.T) {
 		t.Fatalf("%d chunk pointers for 10 slots of 4, want 3", 1+len(s.rest))
 	}
 	for i := range 10 {
-		if s.at(i, 4, false, nil) != nil {
+		if s.at(i, 4, false) != nil {
 			t.Fatalf("slot %d exists before any spawn", i)
 		}
 	}
-	p := s.at(5, 4, true, nil)
+	p := s.at(5, 4, true)
 	if p == nil || *p != nil {
 		t.Fatal("spawned slot missing or not empty")
 	}
 	// Spawning slot 5 allocated chunk 1 only: slots 4..7.
 	for i := range 10 {
-		exists := s.at(i, 4, false, nil) != nil
+		exists := s.at(i, 4, false) != nil
 		if exists != (i >= 4 && i < 8) {
 			t.Fatalf("slot %d exists = %v", i, exists)
 		}
 	}
 	// Slots of one chunk are consecutive pointers.
-	p4, p7 := s.at(4, 4, false, nil), s.at(7, 4, false, nil)
+	p4, p7 := s.at(4, 4, false), s.at(7, 4, false)
 	if uintptr(unsafe.Pointer(p7))-uintptr(unsafe.Pointer(p4)) != 3*unsafe.Sizeof(unsafe.Pointer(nil)) {
 		t.Fatal("slots of a chunk are not laid out consecutively")
 	}
 	// Spawning again returns the same storage.
-	if s.at(5, 4, true, nil) != p {
+	if s.at(5, 4, true) != p {
 		t.Fatal("second spawn replaced the chunk")
-	}
-}
-
-func TestSlotsFill(t *testing.T) {
-	s := makeSlots(8, 8)
-	for i := range 8 {
-		if got := atomic.LoadPointer(s.at(i, 8, true, sentinel)); got != sentinel {
-			t.Fatalf("slot %d = %p, want the sentinel", i, got)
-		}
 	}
 }
 
@@ -63,14 +54,14 @@ func TestSlotsConcurrentSpawn(t *testing.T) {
 			defer wg.Done()
 			<-start
 			for i := g; i < N; i += G {
-				atomic.StorePointer(s.at(i, chunk, true, nil), unsafe.Pointer(&vals[i]))
+				atomic.StorePointer(s.at(i, chunk, true), unsafe.Pointer(&vals[i]))
 			}
 		}()
 	}
 	close(start)
 	wg.Wait()
 	for i := range N {
-		if got := atomic.LoadPointer(s.at(i, chunk, false, nil)); got != unsafe.Pointer(&vals[i]) {
+		if got := atomic.LoadPointer(s.at(i, chunk, false)); got != unsafe.Pointer(&vals[i]) {
 			t.Fatalf("slot %d lost its value (a chunk was published twice)", i)
 		}
 	}

@@ -218,7 +218,7 @@ func (s *Store[T]) descend(key uint64) (_ *leaf, path [maxLevels]step) {
 		q, r := divmod(key, lv.Div)
 		_, i := divmod(q, lv.Mod)
 		base := key - r
-		slot := n.kids.at(int(i), lv.Chunk, true, nil)
+		slot := n.kids.at(int(i), lv.Chunk, true)
 		c := atomic.LoadPointer(slot)
 		for c == nil {
 			var fresh unsafe.Pointer
