@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// A timer past the default store's span (about 2.28 years) waits in the
-// overflow area and still fires exactly at its deadline, not a nanosecond
-// before, on the default geometry.
+// A timer past the default store's span (about 2.28 years), filed and
+// re-filed within reach of the clock as it jumps there, still fires exactly
+// at its deadline, not a nanosecond before, on the default geometry.
 func TestBeyondDefaultSpan(t *testing.T) {
 	w, clk := newManualWheel(t, 0)
 	tm := w.NewTimer(5 * time.Second)

@@ -51,7 +51,8 @@ type Options struct {
 
 // DefaultLevels returns the store geometry of the process-wide wheel: four
 // levels of 512 slots over buckets of 2^20 ns (about 1 ms), spanning 2^56 ns
-// (about 2.28 years). Deadlines beyond the span wait in an overflow area.
+// (about 2.28 years). A timer due further ahead than 2^30 buckets (about 13
+// days) is filed that far ahead and filed again when the wheel gets there.
 func DefaultLevels() []Level { return stash.DefaultLevels() }
 
 // ErrClosed is returned by Close on a Wheel already closed.
