@@ -55,9 +55,10 @@
 //     the wheel's start rather than the wall clock's later adjustments.
 //   - The driver's goroutine shows up in goroutine dumps and leak checkers
 //     (go.uber.org/goleak: IgnoreTopFunction on (*Wheel).run).
-//   - An abandoned channel timer is collected, but leaves an 8-byte slot in
-//     the wheel until its deadline passes (one under about 1 s also its
-//     48-byte entry).
+//   - An abandoned channel timer is collected one collection later than
+//     package time collects it. Until its deadline passes it leaves an
+//     8-byte slot in the wheel, one due within about 69 s also its 48-byte
+//     entry, and one due within about 1 s its channel too.
 //   - With no timer armed, the driver parks on a Go channel within about
 //     two seconds, so a deadlock is reported that much later than with
 //     package time.

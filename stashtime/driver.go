@@ -166,7 +166,7 @@ func (d *driver) examine(e *entry, b, now, through int64) {
 	case !e.inStore(b):
 		// Stale: the entry has a newer holder.
 	case !e.pending:
-		e.queued = false
+		e.holder = noHolder
 	default:
 		d.refile(e, now, through)
 	}
@@ -179,7 +179,7 @@ func (d *driver) examine(e *entry, b, now, through int64) {
 func (d *driver) refile(e *entry, now, through int64) {
 	w := d.w
 	if e.when <= now || w.bucketOf(e.when) <= through {
-		e.queued, e.qheap, e.slot = true, true, stash.Ref{}
+		e.holder, e.slot = heapHolder, stash.Ref{}
 		d.heap.push(nearItem{e.when, e})
 		return
 	}
@@ -197,7 +197,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		return false
 	}
 	if !e.pending {
-		e.queued = false
+		e.holder = noHolder
 		e.mu.Unlock()
 		return false
 	}
@@ -211,14 +211,14 @@ func (d *driver) fire(it nearItem, now int64) bool {
 	w.fired.Add(1)
 	switch e.kind {
 	case kindFunc:
-		e.pending, e.queued = false, false
+		e.pending, e.holder = false, noHolder
 		w.ended.Add(1)
 		f := e.fn()
 		e.mu.Unlock()
 		go call(f)
 		return true
-	case kindChan, kindChanNear:
-		e.pending, e.queued = false, false
+	case kindChan:
+		e.pending, e.holder = false, noHolder
 		w.ended.Add(1)
 		if c := e.ch(); c != nil {
 			select {
@@ -229,7 +229,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 	case kindTicker:
 		c := e.ch()
 		if c == nil { // abandoned: the channel has been collected
-			e.pending, e.queued = false, false
+			e.pending, e.holder = false, noHolder
 			w.ended.Add(1)
 			break
 		}

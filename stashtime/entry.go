@@ -16,17 +16,27 @@ const (
 	kindTicker                 // NewTicker, Tick: send, then re-arm one period later
 	kindStdTimer               // a time.Timer made inside a synctest bubble
 	kindStdTicker              // a time.Ticker made inside a synctest bubble
-	kindChanNear               // a channel timer due within weakBeyond: ref holds the channel itself
 )
 
-// weakBeyond is the shortest channel timer that the wheel refers to weakly.
-// A weak reference costs more than the rest of starting a timer; a shorter
-// timer holds its channel until it fires, which an abandoned one then does
-// within weakBeyond, where the runtime would free it at the next collection.
-const weakBeyond = 1 << 30 // about 1.07 s
+// How a channel timer or ticker refers to its channel (entry.grip). It
+// starts strong, which is cheap, and the nursery (see nursery.go) weakens it
+// once the timer has outlived a garbage collection while pending, so that
+// only timers that live long pay for a weak reference.
+const (
+	gripWeak   uint8 = iota // ref is a weak handle of the channel
+	gripStrong              // ref is the channel itself
+	gripNursed              // ref is the channel itself, and e is on the nursery's list
+)
+
+// The holders an entry can have (entry.holder).
+const (
+	noHolder    uint8 = iota
+	storeHolder       // a slot in the store, in bucket qb
+	heapHolder        // an item in the driver's near heap, keyed by when
+)
 
 // isChan reports whether e is a channel timer (not a ticker).
-func (e *entry) isChan() bool { return e.kind == kindChan || e.kind == kindChanNear }
+func (e *entry) isChan() bool { return e.kind == kindChan }
 
 // An entry is one timer as the wheel sees it. The store holds *entry values.
 //
@@ -49,16 +59,17 @@ func (e *entry) isChan() bool { return e.kind == kindChan || e.kind == kindChanN
 // tickerEntry around it.
 type entry struct {
 	w *Wheel
-	// ref is, by kind: the func (kindFunc); the weak handle of the
-	// channel (kindChan, kindTicker); the *time.Timer or *time.Ticker
-	// (kindStdTimer, kindStdTicker). It is set before the entry is shared.
+	// ref is, by kind: the func (kindFunc); the channel or its weak
+	// handle, as grip says (kindChan, kindTicker); the *time.Timer or
+	// *time.Ticker (kindStdTimer, kindStdTicker). Only a channel's may
+	// change once the entry is shared, under mu.
 	ref unsafe.Pointer
 
 	mu      sync.Mutex
 	kind    uint8  // set before the entry is shared
+	grip    uint8  // what ref holds of a channel: gripWeak, gripStrong or gripNursed
 	pending bool   // armed and neither fired nor stopped
-	queued  bool   // a live holder exists
-	qheap   bool   // the live holder is in the near heap (else in the store)
+	holder  uint8  // where the live holder is: noHolder, storeHolder or heapHolder
 	qb      uint32 // the live store holder's bucket (see Wheel.bucketNum)
 	when    int64  // deadline of the current arming, on the wheel's clock
 	slot    stash.Ref
@@ -79,9 +90,9 @@ func (e *entry) fn() func() { return *(*func())(unsafe.Pointer(&e.ref)) }
 func (e *entry) setFn(f func()) { e.ref = *(*unsafe.Pointer)(unsafe.Pointer(&f)) }
 
 // ch returns the entry's channel, or nil once the channel has been
-// collected.
+// collected. e.mu is held, or the entry not yet shared.
 func (e *entry) ch() chan Time {
-	if e.kind == kindChanNear {
+	if e.grip != gripWeak {
 		return *(*chan Time)(unsafe.Pointer(&e.ref))
 	}
 	p := (*weak.Pointer[hchan])(unsafe.Pointer(&e.ref)).Value()
@@ -91,14 +102,16 @@ func (e *entry) ch() chan Time {
 	return *(*chan Time)(unsafe.Pointer(&p))
 }
 
-// setChNear makes c the entry's channel, held strongly.
-func (e *entry) setChNear(c chan Time) {
-	e.kind = kindChanNear
+// holdCh makes c the entry's channel, held strongly.
+func (e *entry) holdCh(c chan Time) {
+	e.grip = gripStrong
 	e.ref = *(*unsafe.Pointer)(unsafe.Pointer(&c))
 }
 
+// setCh makes c the entry's channel, held weakly.
 func (e *entry) setCh(c chan Time) {
 	wp := weak.Make(headerOf(c))
+	e.grip = gripWeak
 	e.ref = *(*unsafe.Pointer)(unsafe.Pointer(&wp))
 }
 
@@ -108,13 +121,13 @@ func (e *entry) stdTicker() *time.Ticker { return (*time.Ticker)(e.ref) }
 // inStore reports whether the store holder met in the bucket starting at b
 // is the entry's live one. e.mu is held.
 func (e *entry) inStore(b int64) bool {
-	return e.queued && !e.qheap && e.qb == e.w.bucketNum(b)
+	return e.holder == storeHolder && e.qb == e.w.bucketNum(b)
 }
 
 // inHeap reports whether the near-heap holder keyed key is the entry's live
 // one. e.mu is held.
 func (e *entry) inHeap(key int64) bool {
-	return e.queued && e.qheap && e.when == key
+	return e.holder == heapHolder && e.when == key
 }
 
 // arm sets a new deadline, seen at now, and reports whether e was pending.
@@ -128,7 +141,8 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 	}
 	e.pending = true
 	e.when = when
-	if e.queued && !e.qheap && e.slot != (stash.Ref{}) && e.w.bucketStart(e.qb, now) <= when {
+	e.nurseIfLong(now)
+	if e.holder == storeHolder && e.slot != (stash.Ref{}) && e.w.bucketStart(e.qb, now) <= when {
 		return wasPending
 	}
 	e.unqueue()
@@ -139,8 +153,8 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 // unqueue takes the live store holder out of its slot if it can, so that it
 // costs nothing more. e.mu is held.
 func (e *entry) unqueue() {
-	if e.queued && !e.qheap && e.w.store.Remove(e.slot, e) {
-		e.queued = false
+	if e.holder == storeHolder && e.w.store.Remove(e.slot, e) {
+		e.holder = noHolder
 	}
 	e.slot = stash.Ref{}
 }

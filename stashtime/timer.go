@@ -41,15 +41,7 @@ func (w *Wheel) newTimer(now int64, d Duration) *Timer {
 func (w *Wheel) newChan(now int64, d Duration) (chan Time, *entry) {
 	c := make(chan Time, 1)
 	e := &entry{w: w, kind: kindChan}
-	switch {
-	case d < weakBeyond:
-		e.setChNear(c)
-	case d < watchBeyond:
-		e.setCh(c)
-	default:
-		e.setCh(c)
-		e.watch(c)
-	}
+	e.holdCh(c) // the nursery weakens it if it lives long (see nursery.go)
 	when := deadline(now, d)
 	if d <= 0 {
 		c <- w.clock.Time(when) // due now: receivable before NewTimer returns
@@ -89,6 +81,7 @@ func (w *Wheel) start(e *entry, now, when int64) {
 	// file records the slot after the store has published e, and from
 	// then on the driver may meet e and rewrite its holder under e.mu.
 	e.mu.Lock()
+	e.nurseIfLong(now)
 	w.file(e, now)
 	e.mu.Unlock()
 	w.wakeIfEarlier(when)

@@ -294,7 +294,7 @@ func (w *Wheel) file(e *entry, now int64) {
 		}
 		key -= key % reachGrain(w.reach)
 	}
-	e.queued, e.qheap, e.qb = true, false, w.bucketNum(w.bucketOf(key))
+	e.holder, e.qb = storeHolder, w.bucketNum(w.bucketOf(key))
 	e.slot = w.store.Add(uint64(key), e)
 }
 

@@ -1,0 +1,136 @@
+package stashtime
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// The nursery defers the weak reference of a channel timer until the timer
+// has outlived a garbage collection.
+//
+// An abandoned After, NewTimer, Tick or NewTicker must be collected (rule
+// 16 of TIME_SEMANTICS.md), so the wheel may not hold its channel strongly
+// for long. But a weak reference costs more than the rest of starting a
+// timer (weak.Make registers a special with the runtime, which the collector
+// then scans and sweeps), and most timers are stopped or fire soon after
+// they start. So a channel timer starts holding its channel strongly, and,
+// unless it is due within weakBeyond, is listed here. After each collection
+// the nursery goes through its list: every timer still pending gets a weak
+// reference (and, if due beyond watchBeyond or a ticker, a cleanup on its
+// channel); the others are dropped from the list, and a later arming lists
+// them again. Invariant: a pending channel timer due beyond weakBeyond from
+// its last arming holds its channel weakly or is listed.
+//
+// An abandoned timer is therefore collected one cycle later than the
+// runtime would collect it, and a timer stopped before the next collection
+// never pays for a weak reference. A timer due within weakBeyond keeps its
+// channel until it fires, which it then does soon.
+type nursery struct {
+	shards []nurseryShard // a power of two of them; P ids index them
+	// armed is set while a canary is out: the next collection will run
+	// sweep. A listing arms one if none is.
+	armed atomic.Bool
+}
+
+// A nurseryShard is the list of one P's listings, on lines of its own.
+type nurseryShard struct {
+	mu    sync.Mutex
+	list  []*entry
+	spare []*entry // the list before last, emptied, for reuse
+	_     [128 - 56]byte
+}
+
+// maxSpare bounds the capacity of a list kept for reuse.
+const maxSpare = 4096
+
+// weakBeyond is the shortest channel timer that the nursery lists. A
+// shorter one holds its channel until it fires, which an abandoned one then
+// does within weakBeyond, where the runtime would free it at the next
+// collection.
+const weakBeyond = 1 << 30 // about 1.07 s
+
+var theNursery = func() *nursery {
+	n := 1
+	for n < min(max(runtime.GOMAXPROCS(0), runtime.NumCPU()), maxCells) {
+		n *= 2
+	}
+	return &nursery{shards: make([]nurseryShard, n)}
+}()
+
+// nurseIfLong lists a pending channel timer or ticker whose channel is
+// held strongly and unlisted, unless it is a timer due within weakBeyond of
+// now. e.mu is held.
+func (e *entry) nurseIfLong(now int64) {
+	if e.grip != gripStrong || (e.kind == kindChan && e.when-now < weakBeyond) {
+		return
+	}
+	e.grip = gripNursed
+	theNursery.list(e)
+}
+
+// list adds e to the list of the P the caller runs on.
+func (n *nursery) list(e *entry) {
+	p := procPin()
+	procUnpin()
+	s := &n.shards[p&(len(n.shards)-1)]
+	s.mu.Lock()
+	s.list = append(s.list, e)
+	s.mu.Unlock()
+	if !n.armed.Load() && n.armed.CompareAndSwap(false, true) {
+		armCanary(n)
+	}
+}
+
+// A canary is an object nothing refers to: its cleanup runs after the next
+// collection. It holds a pointer so that it is not tiny-allocated alongside
+// other objects, which could keep it alive.
+type canary struct{ _ *canary }
+
+func armCanary(n *nursery) {
+	runtime.AddCleanup(new(canary), (*nursery).sweep, n)
+}
+
+// sweep runs after a collection, on the runtime's cleanup goroutine. It
+// weakens the references of the listed timers still pending and empties the
+// lists. Listings made while it runs arm a new canary, since armed is
+// cleared first.
+func (n *nursery) sweep() {
+	n.armed.Store(false)
+	for i := range n.shards {
+		s := &n.shards[i]
+		s.mu.Lock()
+		list := s.list
+		s.list, s.spare = s.spare, nil
+		s.mu.Unlock()
+		for _, e := range list {
+			e.mu.Lock()
+			e.weaken()
+			e.mu.Unlock()
+		}
+		if cap(list) <= maxSpare {
+			clear(list)
+			s.mu.Lock()
+			s.spare = list[:0]
+			s.mu.Unlock()
+		}
+	}
+}
+
+// weaken takes a listed entry off the list: a pending one gets a weak
+// reference to its channel, and a cleanup on it if it is a ticker or due
+// beyond watchBeyond; another is left strong and unlisted. e.mu is held.
+func (e *entry) weaken() {
+	if e.grip != gripNursed {
+		return
+	}
+	if !e.pending {
+		e.grip = gripStrong
+		return
+	}
+	c := e.ch()
+	e.setCh(c)
+	if e.kind == kindTicker || e.when-e.w.now() >= watchBeyond {
+		e.watch(c)
+	}
+}
