@@ -100,8 +100,9 @@ func (s *Store[T]) salvage(c unsafe.Pointer, d int) {
 	// segment is not published is its producer's to add again, once it
 	// finds the subtree detached.
 	for seg := l.first.Load(); seg != nil; seg = seg.next.Load() {
-		for i := range seg.slots {
-			slot := &seg.slots[i]
+		slots := seg.slots()
+		for i := range slots {
+			slot := &slots[i]
 			p := atomic.LoadPointer(slot)
 			if p == nil || p == sentinel {
 				continue

@@ -13,7 +13,7 @@ import (
 // is compacted down to the walk's segment, the newest and those holding the
 // three, and Peep and Walk still yield exactly those three in order.
 func TestCompact(t *testing.T) {
-	s := mustNew[kv](t, tiny(), 0) // leaf chunks of 2: segments of 2, 4, ..., 64 slots
+	s := mustNew[kv](t, tiny(), 0) // leaf chunks of 2: segments of 2, 4, ..., 32, then 61 slots
 	const n = 1000
 	vals := make([]kv, n)
 	refs := make([]Ref, n)
@@ -27,11 +27,11 @@ func TestCompact(t *testing.T) {
 			t.Fatalf("Remove of value %d failed", i)
 		}
 	}
-	// 1000 slots make 20 segments (2+4+...+64 = 126, then 14 of 64); all
+	// 1000 slots make 21 segments (2+4+...+32 = 62, then 16 of 61); all
 	// go but the first (the walk's), the one holding 3, the one holding
 	// 500 and 501, and the newest.
-	if got := s.Compact(); got != 16 {
-		t.Fatalf("Compact unlinked %d segments, want 16", got)
+	if got := s.Compact(); got != 17 {
+		t.Fatalf("Compact unlinked %d segments, want 17", got)
 	}
 	if got := s.Compact(); got != 0 {
 		t.Fatalf("a second Compact unlinked %d segments", got)

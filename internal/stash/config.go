@@ -19,8 +19,8 @@ type Config struct {
 	// level before it. The last level's Div is the bucket width.
 	Levels []Level
 	// LeafChunk is the number of slots of a leaf's first segment (default
-	// 4); each later segment doubles, up to 64 slots (or LeafChunk, if
-	// that is more).
+	// 4); each later segment doubles, up to 61 slots (or LeafChunk, if
+	// that is more): 61 and a segment's header fill 512 bytes.
 	LeafChunk int
 	// HorizonMargin reserves a keep-out zone at the far end of the span:
 	// keys within HorizonMargin of FirstValid+Span wait in the overflow area

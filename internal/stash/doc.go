@@ -23,7 +23,7 @@
 //
 // Only touched slots exist: a level's slot array is allocated Chunk slots at
 // a time, and a leaf grows by segments that start at LeafChunk slots (inside
-// the leaf itself) and double up to 64, all published with CAS, so memory is
+// the leaf itself) and double up to 61, all published with CAS, so memory is
 // proportional to what is live, not to span / bucket width.
 //
 // # Invariants

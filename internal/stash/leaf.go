@@ -2,6 +2,7 @@ package stash
 
 import (
 	"math"
+	"reflect"
 	"sync/atomic"
 	"unsafe"
 )
@@ -17,31 +18,79 @@ var sentinel = unsafe.Pointer(new(uint64))
 // costs a few dozen.
 const (
 	inlineSlots = 4
-	maxSegment  = 64
+	maxSegment  = 61 // with its header, a 512-byte allocation
 )
 
 // A segment is a run of consecutive leaf slots, filled with the sentinel
 // before it is published. Segments beyond the first are linked and
 // published with CAS.
+//
+// The n slots follow the header in the same allocation (see sized), so a
+// producer that knows where the tail starts computes its slot's address
+// from the tail's address alone, and the slot's cache line is fetched
+// while the header that confirms the guess is on its way (see reserve).
 type segment struct {
 	start uint64 // index of the segment's first slot
+	n     uint64 // number of slots
 	next  atomic.Pointer[segment]
-	slots []unsafe.Pointer
 }
 
-func newSegment(start uint64, n int) *segment {
-	return &segment{start: start, slots: sentinels(make([]unsafe.Pointer, n))}
+// A sized is a segment with room for its slots: A is an array of
+// unsafe.Pointer.
+type sized[A any] struct {
+	segment
+	slots A
 }
 
-func sentinels(s []unsafe.Pointer) []unsafe.Pointer {
-	for i := range s {
-		s[i] = sentinel
+func alloc[A any]() *segment { return &new(sized[A]).segment }
+
+// newSegment returns a segment of n slots starting at index start, in an
+// allocation with room for at least n.
+func newSegment(start, n uint64) *segment {
+	var s *segment
+	switch {
+	case n <= 1:
+		s = alloc[[1]unsafe.Pointer]()
+	case n <= 2:
+		s = alloc[[2]unsafe.Pointer]()
+	case n <= 4:
+		s = alloc[[4]unsafe.Pointer]()
+	case n <= 8:
+		s = alloc[[8]unsafe.Pointer]()
+	case n <= 16:
+		s = alloc[[16]unsafe.Pointer]()
+	case n <= 32:
+		s = alloc[[32]unsafe.Pointer]()
+	case n <= maxSegment:
+		s = alloc[[maxSegment]unsafe.Pointer]()
+	default: // only a LeafChunk above maxSegment asks for more
+		t := reflect.StructOf([]reflect.StructField{
+			{Name: "Segment", Type: reflect.TypeFor[segment]()},
+			{Name: "Slots", Type: reflect.ArrayOf(int(n), reflect.TypeFor[unsafe.Pointer]())},
+		})
+		s = (*segment)(reflect.New(t).UnsafePointer())
 	}
+	s.start, s.n = start, n
+	sentinels(s.slots())
 	return s
 }
 
+func sentinels(s []unsafe.Pointer) {
+	for i := range s {
+		s[i] = sentinel
+	}
+}
+
+// slot returns the address of the segment's slot j, for j below n.
+func (s *segment) slot(j uint64) *unsafe.Pointer {
+	return (*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(s), unsafe.Sizeof(*s)+uintptr(j)*unsafe.Sizeof(unsafe.Pointer(nil))))
+}
+
+// slots returns the segment's slots.
+func (s *segment) slots() []unsafe.Pointer { return unsafe.Slice(s.slot(0), s.n) }
+
 // end is the index after the segment's last slot.
-func (s *segment) end() uint64 { return s.start + uint64(len(s.slots)) }
+func (s *segment) end() uint64 { return s.start + s.n }
 
 // A leaf is one bucket: an append-only list of values.
 //
@@ -49,29 +98,34 @@ func (s *segment) end() uint64 { return s.start + uint64(len(s.slots)) }
 // touches walk, walkSeg and first: walk is the next index to read, walkSeg
 // the segment that holds it, and first the oldest segment still referenced
 // (Clean moves it up to walkSeg, dropping consumed segments).
+//
+// What Add reads, base to tailStart, sits in the leaf's first cache line.
 type leaf struct {
-	base    uint64        // first key of the bucket
-	min     atomic.Uint64 // lowest key ever added: a floor for what the walk has not read
-	end     atomic.Uint64
-	tail    atomic.Pointer[segment] // newest segment: where producers start looking
-	first   atomic.Pointer[segment]
-	walk    uint64
-	walkSeg *segment
-	seg0    segment
-	inline  [inlineSlots]unsafe.Pointer // seg0's slots, when they fit
+	base      uint64        // first key of the bucket
+	min       atomic.Uint64 // lowest key ever added: a floor for what the walk has not read
+	end       atomic.Uint64
+	tail      atomic.Pointer[segment] // newest segment: where producers start looking
+	tailStart atomic.Uint64           // at most tail's start; equal once its mover has raised it
+	first     atomic.Pointer[segment]
+	walk      uint64
+	walkSeg   *segment
+	seg0      segment
+	inline    [inlineSlots]unsafe.Pointer // seg0's slots: seg0 is the first segment if they fit
 }
 
 func newLeaf(base uint64, chunk int) *leaf {
 	l := &leaf{base: base}
 	l.min.Store(math.MaxUint64)
+	s := &l.seg0
 	if chunk <= inlineSlots {
-		l.seg0.slots = sentinels(l.inline[:chunk])
+		s.n = uint64(chunk)
+		sentinels(s.slots())
 	} else {
-		l.seg0.slots = sentinels(make([]unsafe.Pointer, chunk))
+		s = newSegment(0, uint64(chunk))
 	}
-	l.tail.Store(&l.seg0)
-	l.first.Store(&l.seg0)
-	l.walkSeg = &l.seg0
+	l.tail.Store(s)
+	l.first.Store(s)
+	l.walkSeg = s
 	return l
 }
 
@@ -90,12 +144,17 @@ func (l *leaf) lowerMin(key uint64) {
 // the sentinel until the caller stores a value.
 func (l *leaf) reserve() *unsafe.Pointer {
 	i := l.end.Add(1) - 1
-	s := l.tail.Load()
+	s, t := l.tail.Load(), l.tailStart.Load()
+	// The slot's address does not wait for s's header, which only
+	// confirms that s starts at t and holds i.
+	if j := i - t; s.start == t && j < s.n {
+		return s.slot(j)
+	}
 	if s.start > i {
 		s = l.first.Load()
 	}
 	s = l.segmentFor(s, i, true)
-	return &s.slots[i-s.start]
+	return s.slot(i - s.start)
 }
 
 // segmentFor follows the chain from s to the segment holding index i,
@@ -110,12 +169,11 @@ func (l *leaf) segmentFor(s *segment, i uint64, spawn bool) *segment {
 			if !spawn {
 				return nil
 			}
-			size := len(s.slots)
-			n = newSegment(s.end(), max(size, min(2*size, maxSegment)))
+			n = newSegment(s.end(), max(s.n, min(2*s.n, maxSegment)))
 			if !s.next.CompareAndSwap(nil, n) {
 				n = s.next.Load()
-			} else if t := l.tail.Load(); t.start < n.start {
-				l.tail.CompareAndSwap(t, n)
+			} else if t := l.tail.Load(); t.start < n.start && l.tail.CompareAndSwap(t, n) {
+				l.raiseTailStart(n.start)
 			}
 		}
 		s = n
@@ -123,10 +181,23 @@ func (l *leaf) segmentFor(s *segment, i uint64, spawn bool) *segment {
 	return s
 }
 
+// raiseTailStart makes tailStart at least start, the start of a segment
+// the caller made the tail. The tail only moves up, so tailStart ends at
+// its start whatever order its movers raise it in.
+func (l *leaf) raiseTailStart(start uint64) {
+	for {
+		t := l.tailStart.Load()
+		if start <= t || l.tailStart.CompareAndSwap(t, start) {
+			return
+		}
+	}
+}
+
 // emptied reports whether every slot of the segment is empty.
 func (s *segment) emptied() bool {
-	for i := range s.slots {
-		if atomic.LoadPointer(&s.slots[i]) != nil {
+	slots := s.slots()
+	for i := range slots {
+		if atomic.LoadPointer(&slots[i]) != nil {
 			return false
 		}
 	}

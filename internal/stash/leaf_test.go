@@ -15,7 +15,7 @@ func slotAt(l *leaf, seg *segment, i uint64) (*unsafe.Pointer, *segment) {
 	if s == nil || s.start > i {
 		return nil, s
 	}
-	return &s.slots[i-s.start], s
+	return s.slot(i - s.start), s
 }
 
 // TestLeafAppendOrderAndSegments: a leaf's segments start at LeafChunk
@@ -24,10 +24,10 @@ func slotAt(l *leaf, seg *segment, i uint64) (*unsafe.Pointer, *segment) {
 func TestLeafAppendOrderAndSegments(t *testing.T) {
 	const chunk = 2
 	l := newLeaf(40, chunk)
-	if &l.seg0.slots[0] != &l.inline[0] {
+	if l.first.Load() != &l.seg0 || l.seg0.slot(0) != &l.inline[0] {
 		t.Fatal("the first segment is not inline")
 	}
-	wantSizes := []int{2, 4, 8, 16, 32, 64, 64, 64}
+	wantSizes := []int{2, 4, 8, 16, 32, maxSegment, maxSegment, maxSegment}
 	n := 0
 	for _, size := range wantSizes {
 		n += size
@@ -51,13 +51,13 @@ func TestLeafAppendOrderAndSegments(t *testing.T) {
 		if s.start != start {
 			t.Fatalf("segment %d starts at %d, want %d", len(sizes), s.start, start)
 		}
-		sizes = append(sizes, len(s.slots))
+		sizes = append(sizes, int(s.n))
 		start = s.end()
 	}
-	if want := append(wantSizes, 64); !slices.Equal(sizes, want) {
+	if want := append(wantSizes, maxSegment); !slices.Equal(sizes, want) {
 		t.Fatalf("segment sizes %v, want %v", sizes, want)
 	}
-	if l.tail.Load().start != uint64(n-1) {
+	if l.tail.Load().start != uint64(n-1) || l.tailStart.Load() != uint64(n-1) {
 		t.Fatal("tail is not the newest segment")
 	}
 	// Reading from the first segment, index by index, finds every value in
@@ -70,8 +70,61 @@ func TestLeafAppendOrderAndSegments(t *testing.T) {
 		}
 		seg = s
 	}
-	if p, _ := slotAt(l, seg, uint64(n)+64); p != nil {
+	if p, _ := slotAt(l, seg, uint64(n)+maxSegment); p != nil {
 		t.Fatal("a read created a segment")
+	}
+}
+
+// TestSegmentLayout: a segment's slots follow its header in one
+// allocation, the largest filling 512 bytes; a first segment too large for
+// the leaf, or any segment larger than maxSegment, is allocated alone; and
+// what Add reads of a leaf sits in its first cache line, the leaf in 128
+// bytes.
+func TestSegmentLayout(t *testing.T) {
+	if n := unsafe.Sizeof(sized[[maxSegment]unsafe.Pointer]{}); n != 512 {
+		t.Errorf("a full segment takes %d bytes, want 512", n)
+	}
+	var l leaf
+	if n := unsafe.Sizeof(l); n > 128 {
+		t.Errorf("a leaf takes %d bytes, want at most 128", n)
+	}
+	if off := unsafe.Offsetof(l.tailStart) + unsafe.Sizeof(l.tailStart); off > 64 {
+		t.Errorf("a leaf's fields up to tailStart end at byte %d, past its first line", off)
+	}
+	for _, chunk := range []int{3, 5, 100} {
+		l := newLeaf(0, chunk)
+		if (l.first.Load() == &l.seg0) != (chunk <= inlineSlots) {
+			t.Errorf("chunk %d: first segment inline = %v", chunk, l.first.Load() == &l.seg0)
+		}
+		var want []int
+		for size, n := chunk, 0; n < 300; size = max(size, min(2*size, maxSegment)) {
+			want = append(want, size)
+			n += size
+		}
+		var ps []*unsafe.Pointer
+		for range 300 {
+			p := l.reserve()
+			if atomic.LoadPointer(p) != sentinel {
+				t.Fatalf("chunk %d: reserved slot %d does not read as the sentinel", chunk, len(ps))
+			}
+			ps = append(ps, p)
+		}
+		var sizes []int
+		i := 0
+		for s := l.first.Load(); s != nil; s = s.next.Load() {
+			sizes = append(sizes, int(s.n))
+			for j := range s.n {
+				if s.slot(j) != ps[i] || &s.slots()[j] != ps[i] {
+					t.Fatalf("chunk %d: slot %d is not where reserve put it", chunk, i)
+				}
+				if i++; i == len(ps) {
+					break
+				}
+			}
+		}
+		if !slices.Equal(sizes, want) {
+			t.Errorf("chunk %d: segment sizes %v, want %v", chunk, sizes, want)
+		}
 	}
 }
 

@@ -370,8 +370,9 @@ func (w *walker[T]) leaf(l *leaf) bool {
 			i = seg.start
 			continue
 		}
+		slots := seg.slots()
 		for stop := min(seg.end(), end); i < stop; {
-			slot := &seg.slots[i-seg.start]
+			slot := &slots[i-seg.start]
 			p := atomic.LoadPointer(slot)
 			if p == sentinel {
 				return w.park(l)
