@@ -161,7 +161,7 @@ const (
 // examine handles a holder the walk met in the bucket starting at b, in a
 // pass that walks up to the bucket starting at through.
 func (d *driver) examine(e *entry, b, now, through int64) {
-	e.mu.Lock()
+	e.lock()
 	switch {
 	case !e.inStore(b):
 		// Stale: the entry has a newer holder.
@@ -170,7 +170,7 @@ func (d *driver) examine(e *entry, b, now, through int64) {
 	default:
 		d.refile(e, now, through)
 	}
-	e.mu.Unlock()
+	e.unlock()
 }
 
 // refile gives a pending entry a new holder: the near heap if it is due by
@@ -178,9 +178,9 @@ func (d *driver) examine(e *entry, b, now, through int64) {
 // the store otherwise. e.mu is held.
 func (d *driver) refile(e *entry, now, through int64) {
 	w := d.w
-	if e.when <= now || w.bucketOf(e.when) <= through {
+	if when := e.when(); when <= now || w.bucketOf(when) <= through {
 		e.holder, e.slot = heapHolder, stash.Ref{}
-		d.heap.push(nearItem{e.when, e})
+		d.heap.push(nearItem{when, e})
 		return
 	}
 	w.file(e, now)
@@ -191,22 +191,22 @@ func (d *driver) refile(e *entry, now, through int64) {
 func (d *driver) fire(it nearItem, now int64) bool {
 	w := d.w
 	e := it.e
-	e.mu.Lock()
+	e.lock()
 	if !e.inHeap(it.key) {
-		e.mu.Unlock()
+		e.unlock()
 		return false
 	}
 	if !e.pending {
 		e.holder = noHolder
-		e.mu.Unlock()
+		e.unlock()
 		return false
 	}
-	if e.when > now { // reset later in place while in the heap
+	if e.when() > now { // reset later in place while in the heap
 		d.refile(e, now, w.bucketOf(now))
-		e.mu.Unlock()
+		e.unlock()
 		return false
 	}
-	when := e.when
+	when := e.when()
 	w.late.record(now - when)
 	w.fired.Add(1)
 	switch e.kind {
@@ -214,7 +214,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		e.pending, e.holder = false, noHolder
 		w.ended.Add(1)
 		f := e.fn()
-		e.mu.Unlock()
+		e.unlock()
 		go call(f)
 		return true
 	case kindChan:
@@ -237,10 +237,10 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		case c <- w.clock.Time(when):
 		default: // a tick is already waiting: drop this one
 		}
-		e.when = nextTick(when, e.ticker().period, now)
+		e.setWhen(nextTick(when, e.ticker().period, now))
 		d.refile(e, now, w.bucketOf(now))
 	}
-	e.mu.Unlock()
+	e.unlock()
 	return true
 }
 

@@ -2,6 +2,7 @@ package stashtime
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 	"weak"
@@ -40,8 +41,10 @@ func (e *entry) isChan() bool { return e.kind == kindChan }
 
 // An entry is one timer as the wheel sees it. The store holds *entry values.
 //
-// Every field below mu is guarded by mu. Producers (Reset, Stop) and the
-// driver (which fires) take it for a few instructions; for channel timers
+// Every field below mu but dl is guarded by mu, taken with lock and
+// released with unlock. Producers (Reset, Stop) and the driver (which
+// fires) take it for a few instructions; a Reset to a later deadline of a
+// pending timer does not take it at all (see unlock). For channel timers
 // the firing send and Stop/Reset's drain also happen under it, so a value
 // prepared before Stop or Reset returns can never be received after.
 //
@@ -71,9 +74,56 @@ type entry struct {
 	pending bool   // armed and neither fired nor stopped
 	holder  uint8  // where the live holder is: noHolder, storeHolder or heapHolder
 	qb      uint32 // the live store holder's bucket (see Wheel.bucketNum)
-	when    int64  // deadline of the current arming, on the wheel's clock
-	slot    stash.Ref
+	// dl is the deadline of the current arming, on the wheel's clock. It
+	// is the only field that changes without mu: while the entry is open
+	// (see unlock), dl holds the deadline complemented (negative, since
+	// readings are not), and Timer.Reset may move it later with a CAS
+	// (see Timer.Reset). lock closes the entry, so under mu dl holds the
+	// deadline itself; when and setWhen read and write it.
+	dl   atomic.Int64
+	slot stash.Ref
 }
+
+// lock takes e.mu and closes the entry: a Reset that moved the deadline
+// later without the lock is seen, and no other can happen until unlock.
+func (e *entry) lock() {
+	e.mu.Lock()
+	for {
+		v := e.dl.Load()
+		if v >= 0 || e.dl.CompareAndSwap(v, ^v) {
+			return
+		}
+	}
+}
+
+// unlock opens the entry if a later deadline can be stored in place, and
+// releases e.mu. That is so when it is armed, its live holder is a store
+// slot (which lies at or before the deadline, so it is examined no later
+// than any later one), and storing a later deadline needs no other change:
+// it is a timer (a ticker's Reset takes the lock) that is not a channel
+// timer held strongly and unlisted, which a far deadline would list.
+func (e *entry) unlock() {
+	if e.pending && e.holder == storeHolder && e.slot != (stash.Ref{}) &&
+		(e.kind == kindFunc || e.kind == kindChan && e.grip != gripStrong) {
+		e.dl.Store(^e.dl.Load())
+	}
+	e.mu.Unlock()
+}
+
+// resetLater stores when as the deadline if the entry is open and when is
+// no earlier than its deadline, and reports whether it did. It needs no
+// lock: the live holder stays where it is, and the driver, which closes
+// the entry before it reads the deadline, finds the later one there.
+func (e *entry) resetLater(when int64) bool {
+	v := e.dl.Load()
+	return v < 0 && when >= ^v && e.dl.CompareAndSwap(v, ^when)
+}
+
+// when returns the deadline. e.mu is held.
+func (e *entry) when() int64 { return e.dl.Load() }
+
+// setWhen sets the deadline. e.mu is held, or e is not yet shared.
+func (e *entry) setWhen(when int64) { e.dl.Store(when) }
 
 // A tickerEntry is the entry of a Ticker: an entry and its period, guarded
 // by the entry's mu.
@@ -127,7 +177,7 @@ func (e *entry) inStore(b int64) bool {
 // inHeap reports whether the near-heap holder keyed key is the entry's live
 // one. e.mu is held.
 func (e *entry) inHeap(key int64) bool {
-	return e.holder == heapHolder && e.when == key
+	return e.holder == heapHolder && e.when() == key
 }
 
 // arm sets a new deadline, seen at now, and reports whether e was pending.
@@ -140,7 +190,7 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 		e.w.starts.add(1)
 	}
 	e.pending = true
-	e.when = when
+	e.setWhen(when)
 	e.nurseIfLong(now)
 	if e.holder == storeHolder && e.slot != (stash.Ref{}) && e.w.bucketStart(e.qb, now) <= when {
 		return wasPending

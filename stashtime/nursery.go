@@ -62,7 +62,7 @@ var theNursery = func() *nursery {
 // held strongly and unlisted, unless it is a timer due within weakBeyond of
 // now. e.mu is held.
 func (e *entry) nurseIfLong(now int64) {
-	if e.grip != gripStrong || (e.kind == kindChan && e.when-now < weakBeyond) {
+	if e.grip != gripStrong || (e.kind == kindChan && e.when()-now < weakBeyond) {
 		return
 	}
 	e.grip = gripNursed
@@ -104,9 +104,9 @@ func (n *nursery) sweep() {
 		s.list, s.spare = s.spare, nil
 		s.mu.Unlock()
 		for _, e := range list {
-			e.mu.Lock()
+			e.lock()
 			e.weaken()
-			e.mu.Unlock()
+			e.unlock()
 		}
 		if cap(list) <= maxSpare {
 			clear(list)
@@ -130,7 +130,7 @@ func (e *entry) weaken() {
 	}
 	c := e.ch()
 	e.setCh(c)
-	if e.kind == kindTicker || e.when-e.w.now() >= watchBeyond {
+	if e.kind == kindTicker || e.when()-e.w.now() >= watchBeyond {
 		e.watch(c)
 	}
 }

@@ -10,6 +10,7 @@ package stashtime_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -295,5 +296,82 @@ func TestStressTickers(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// A Reset to a later deadline that races the driver firing the old one
+// either moves the deadline (returns true; one firing, at the new deadline)
+// or comes after the firing (returns false; the old firing and a new one).
+// Reset takes no lock on that path, so this checks its hand-over with the
+// driver many times over, with chan and func timers.
+func TestStressResetLaterWhileFiring(t *testing.T) {
+	w := newManualWheel(t, stashtime.Options{})
+	rounds := 2000
+	if testing.Short() {
+		rounds = 300
+	}
+	var runs atomic.Int64
+	var wantRuns int64
+	var outcomes [2]int
+	for i := range rounds {
+		base := w.elapsed()
+		var tm *stashtime.Timer
+		if i%2 == 0 {
+			tm = w.NewTimer(stdtime.Second)
+		} else {
+			tm = w.AfterFunc(stdtime.Second, func() { runs.Add(1) })
+		}
+		// The clock reaches the deadline, and the driver races to fire
+		// while Reset, reading the same clock, asks for one second more.
+		w.clk.Advance(stdtime.Second)
+		for range i % 64 {
+			runtime.Gosched()
+		}
+		moved := tm.Reset(stdtime.Second)
+		if moved {
+			outcomes[1]++
+		} else {
+			outcomes[0]++
+		}
+		w.advance(2 * stdtime.Second)
+		want := 2 // the old deadline's, then the new one's
+		if moved {
+			want = 1 // the new one's only
+		}
+		if tm.C == nil {
+			wantRuns += int64(want)
+			waitRuns(t, &runs, wantRuns)
+			continue
+		}
+		var got []stdtime.Time
+		for {
+			v, ok := tryRecv(tm.C)
+			if !ok {
+				break
+			}
+			got = append(got, v)
+		}
+		if len(got) != want || got[len(got)-1] != at(base+2*stdtime.Second) {
+			t.Fatalf("round %d: Reset returned %v, then values %v; want %d, the last at %v",
+				i, moved, got, want, at(base+2*stdtime.Second))
+		}
+	}
+	t.Logf("Reset moved the deadline in %d rounds, came after the firing in %d", outcomes[1], outcomes[0])
+	stdtime.Sleep(50 * stdtime.Millisecond) // an extra run would show by now
+	if got := runs.Load(); got != wantRuns {
+		t.Fatalf("AfterFunc timers ran %d times, want %d", got, wantRuns)
+	}
+}
+
+// waitRuns waits until runs reaches n: f runs in its own goroutine, after
+// Sync returns.
+func waitRuns(t *testing.T, runs *atomic.Int64, n int64) {
+	t.Helper()
+	deadline := stdtime.Now().Add(5 * stdtime.Second)
+	for runs.Load() < n {
+		if stdtime.Now().After(deadline) {
+			t.Fatalf("AfterFunc runs: %d after 5 s, want %d", runs.Load(), n)
+		}
+		stdtime.Sleep(10 * stdtime.Microsecond)
 	}
 }

@@ -54,11 +54,11 @@ func (t *Ticker) Stop() {
 		e.stdTicker().Stop()
 		return
 	}
-	e.mu.Lock()
+	e.lock()
 	e.disarm()
 	e.unqueue()
 	e.drain()
-	e.mu.Unlock()
+	e.unlock()
 }
 
 // Reset stops the ticker, discards a tick not yet received, and restarts it
@@ -76,12 +76,12 @@ func (t *Ticker) Reset(d Duration) {
 		return
 	}
 	w := e.w
-	e.mu.Lock() // before the clock read, as in Timer.Reset
+	e.lock() // before the clock read, as in Timer.Reset
 	now := w.now()
 	when := deadline(now, d)
 	e.drain()
 	e.ticker().period = int64(d)
 	e.arm(now, when)
-	e.mu.Unlock()
+	e.unlock()
 	w.wakeIfEarlier(when)
 }

@@ -76,14 +76,15 @@ func (w *Wheel) After(d Duration) <-chan Time {
 
 // start arms a new entry, not yet visible to anyone else, at when.
 func (w *Wheel) start(e *entry, now, when int64) {
-	e.pending, e.when = true, when
+	e.pending = true
+	e.setWhen(when)
 	w.starts.add(1)
 	// file records the slot after the store has published e, and from
 	// then on the driver may meet e and rewrite its holder under e.mu.
-	e.mu.Lock()
+	e.lock()
 	e.nurseIfLong(now)
 	w.file(e, now)
-	e.mu.Unlock()
+	e.unlock()
 	w.wakeIfEarlier(when)
 }
 
@@ -100,7 +101,7 @@ func (t *Timer) Stop() bool {
 	if e.kind == kindStdTimer {
 		return e.stdTimer().Stop()
 	}
-	e.mu.Lock()
+	e.lock()
 	stopped := e.disarm()
 	e.unqueue()
 	// A channel timer's value is sent only as it stops being pending, so
@@ -108,7 +109,7 @@ func (t *Timer) Stop() bool {
 	if !stopped && e.isChan() && e.drain() {
 		stopped = true
 	}
-	e.mu.Unlock()
+	e.unlock()
 	return stopped
 }
 
@@ -128,10 +129,25 @@ func (t *Timer) Reset(d Duration) bool {
 		return e.stdTimer().Reset(d)
 	}
 	w := e.w
-	// The clock is read under the lock: arm names the holder's bucket
-	// relative to now, which must not predate the last filing.
-	e.mu.Lock()
-	now := w.now()
+	// Moving a pending timer's deadline later is one CAS after the clock
+	// read, while the entry is open (see entry.unlock).
+	var now int64
+	read := false
+	if d > 0 && e.dl.Load() < 0 {
+		now, read = w.now(), true
+		if e.resetLater(deadline(now, d)) {
+			return true
+		}
+	}
+	// Otherwise arm names the holder's bucket relative to now, which must
+	// not predate the last filing by 2^30 buckets (see bucketNum). A
+	// reading of the system clock taken just before the lock is only a
+	// scheduling delay old; another clock (a ManualClock) may jump that far
+	// at any moment, so it is read under the lock.
+	e.lock()
+	if !read || !w.system {
+		now = w.now()
+	}
 	when := deadline(now, d)
 	drained := false
 	if e.isChan() {
@@ -143,12 +159,12 @@ func (t *Timer) Reset(d Duration) bool {
 				c <- w.clock.Time(when)
 			}
 			w.fired.Add(1)
-			e.mu.Unlock()
+			e.unlock()
 			return was || drained
 		}
 	}
 	was := e.arm(now, when)
-	e.mu.Unlock()
+	e.unlock()
 	w.wakeIfEarlier(when)
 	return was || drained
 }

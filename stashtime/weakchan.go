@@ -37,8 +37,8 @@ func (e *entry) watch(c chan Time) {
 // abandon stops an entry whose channel has been collected: nobody can
 // receive from it any more.
 func (e *entry) abandon() {
-	e.mu.Lock()
+	e.lock()
 	e.disarm()
 	e.unqueue()
-	e.mu.Unlock()
+	e.unlock()
 }

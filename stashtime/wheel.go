@@ -306,7 +306,7 @@ func fileKey(now, when int64) int64 {
 // ahead of the clock, which lets an entry name its holder's bucket in 32
 // bits (see bucketNum).
 func (w *Wheel) file(e *entry, now int64) {
-	key := fileKey(now, e.when)
+	key := fileKey(now, e.when())
 	if key > now && uint64(key-now) > uint64(w.reach) {
 		key = now + w.reach
 		if key < now { // now is within reach of math.MaxInt64
