@@ -29,16 +29,23 @@ func heapAlloc() uint64 {
 
 func countCleanup(n *atomic.Int64) { n.Add(1) }
 
-// settleCleanups runs GCs until the cleanups counted by n stop growing (they
-// run on the runtime's cleanup goroutine, after the cycle that found the
-// object dead), at most about a second.
+// settleCleanups runs GCs until the cleanups counted by n reach want or
+// stop growing for five rounds (they run on the runtime's cleanup
+// goroutine, after the cycle that found the object dead; the wheel weakens
+// its channels a cycle later, on a goroutine of its own), at most about a
+// second.
 func settleCleanups(n *atomic.Int64, want int64) {
-	last := int64(-1)
-	for i := 0; i < 50; i++ {
+	last, still := int64(-1), 0
+	for range 50 {
 		gcN(1)
 		time.Sleep(10 * time.Millisecond)
 		c := n.Load()
-		if c >= want || (c == last && i >= 3) {
+		if c == last {
+			still++
+		} else {
+			still = 0
+		}
+		if c >= want || still >= 5 {
 			return
 		}
 		last = c

@@ -88,10 +88,14 @@ func (n *nursery) list(e *entry) {
 type canary struct{ _ *canary }
 
 func armCanary(n *nursery) {
-	runtime.AddCleanup(new(canary), (*nursery).sweep, n)
+	runtime.AddCleanup(new(canary), startSweep, n)
 }
 
-// sweep runs after a collection, on the runtime's cleanup goroutine. It
+// startSweep runs on the runtime's cleanup goroutine, which the cleanups of
+// the whole program share, so the sweep gets a goroutine of its own.
+func startSweep(n *nursery) { go n.sweep() }
+
+// sweep runs after a collection. It
 // weakens the references of the listed timers still pending and empties the
 // lists. Listings made while it runs arm a new canary, since armed is
 // cleared first.
