@@ -302,44 +302,45 @@ func TestStressTickers(t *testing.T) {
 // A Reset to a later deadline that races the driver firing the old one
 // either moves the deadline (returns true; one firing, at the new deadline)
 // or comes after the firing (returns false; the old firing and a new one).
-// Reset takes no lock on that path, so this checks its hand-over with the
-// driver many times over, with chan and func timers.
+// Reset takes no lock on that path once a Reset has opened the entry (see
+// entry.unlock), so this checks its hand-over with the driver many times
+// over: func timers due in 1 s, and channel timers due in 1.5 s (long
+// enough to be listed by the nursery, which opening requires).
 func TestStressResetLaterWhileFiring(t *testing.T) {
 	w := newManualWheel(t, stashtime.Options{})
 	rounds := 2000
 	if testing.Short() {
 		rounds = 300
 	}
+	const lead = 100 * stdtime.Millisecond
 	var runs atomic.Int64
 	var wantRuns int64
 	var outcomes [2]int
 	for i := range rounds {
 		base := w.elapsed()
 		var tm *stashtime.Timer
+		d := stdtime.Second
 		if i%2 == 0 {
-			tm = w.NewTimer(stdtime.Second)
+			d = 1500 * stdtime.Millisecond
+			tm = w.NewTimer(d)
 		} else {
-			tm = w.AfterFunc(stdtime.Second, func() { runs.Add(1) })
+			tm = w.AfterFunc(d, func() { runs.Add(1) })
 		}
+		if !tm.Reset(d) { // the same deadline: opens the entry
+			t.Fatalf("round %d: Reset of a pending timer returned false", i)
+		}
+		w.advance(d - lead) // the driver files it at its deadline
 		// The clock reaches the deadline, and the driver races to fire
-		// while Reset, reading the same clock, asks for one second more.
-		w.clk.Advance(stdtime.Second)
+		// while Reset, reading the same clock, asks for d more.
+		w.clk.Advance(lead)
 		for range i % 64 {
 			runtime.Gosched()
 		}
-		moved := tm.Reset(stdtime.Second)
-		if moved {
-			outcomes[1]++
-		} else {
-			outcomes[0]++
-		}
-		w.advance(2 * stdtime.Second)
-		want := 2 // the old deadline's, then the new one's
-		if moved {
-			want = 1 // the new one's only
-		}
+		moved := tm.Reset(d)
+		outcomes[map[bool]int{false: 0, true: 1}[moved]]++
+		w.advance(2 * d)
 		if tm.C == nil {
-			wantRuns += int64(want)
+			wantRuns += map[bool]int64{false: 2, true: 1}[moved]
 			waitRuns(t, &runs, wantRuns)
 			continue
 		}
@@ -351,15 +352,69 @@ func TestStressResetLaterWhileFiring(t *testing.T) {
 			}
 			got = append(got, v)
 		}
-		if len(got) != want || got[len(got)-1] != at(base+2*stdtime.Second) {
-			t.Fatalf("round %d: Reset returned %v, then values %v; want %d, the last at %v",
-				i, moved, got, want, at(base+2*stdtime.Second))
+		// Reset read the clock before or after the last advance.
+		early, late := at(base+2*d-lead), at(base+2*d)
+		switch {
+		case moved && len(got) == 1 && (got[0] == early || got[0] == late):
+		case !moved && len(got) == 2 && got[0] == at(base+d) && got[1] == late:
+		default:
+			t.Fatalf("round %d: Reset returned %v, then values %v (deadline %v)", i, moved, got, at(base+d))
 		}
 	}
-	t.Logf("Reset moved the deadline in %d rounds, came after the firing in %d", outcomes[1], outcomes[0])
 	stdtime.Sleep(50 * stdtime.Millisecond) // an extra run would show by now
 	if got := runs.Load(); got != wantRuns {
 		t.Fatalf("AfterFunc timers ran %d times, want %d", got, wantRuns)
+	}
+	t.Logf("Reset moved the deadline in %d rounds, came after the firing in %d", outcomes[1], outcomes[0])
+}
+
+// Like TestStressManualWheel, but the channel timers are long (beyond
+// weakBeyond), so that the nursery lists them and collections, run all the
+// while, weaken them, and Reset to a later deadline takes its lock-free path
+// on channel timers too.
+func TestStressOpenChanTimers(t *testing.T) {
+	for _, opts := range []stashtime.Options{{}, {MaxBatch: 2}} {
+		r := testRand(t)
+		m := newManualWheel(t, opts)
+		dur := func(r *rand.Rand) stdtime.Duration {
+			if r.IntN(10) == 0 {
+				return stdtime.Duration(r.Int64N(3000))*stdtime.Microsecond + stdtime.Duration(1+r.Int64N(999))
+			}
+			return stdtime.Duration(1100_000+r.Int64N(2_000_000))*stdtime.Microsecond + stdtime.Duration(1+r.Int64N(999))
+		}
+		var runs atomic.Int64
+		s := &stressWorkload{
+			timers:  newStressTimers(8, r, dur, m.NewTimer, m.AfterFunc, &runs),
+			workers: 6,
+			wall:    2 * stressWall(),
+			dur:     dur,
+			now:     func() stdtime.Time { return at(m.elapsed()) },
+			valid:   func(v stdtime.Time) bool { return v.Sub(epoch)%stdtime.Microsecond != 0 },
+			errs:    make(chan string, 16),
+		}
+		ar := rand.New(rand.NewPCG(r.Uint64(), 1))
+		stopAdvancing := m.keepAdvancing(func() stdtime.Duration {
+			return stdtime.Duration(ar.Int64N(400_000)) * stdtime.Microsecond
+		}, 50*stdtime.Microsecond)
+		quit, collected := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(collected)
+			for {
+				select {
+				case <-quit:
+					return
+				default:
+				}
+				runtime.GC()
+				stdtime.Sleep(2 * stdtime.Millisecond)
+			}
+		}()
+		s.run(r.Uint64(), epoch)
+		close(quit)
+		<-collected
+		stopAdvancing()
+		s.settle(t, func() { quiesce(&runs) })
+		t.Logf("%d f runs; %+v", runs.Load(), m.Stats())
 	}
 }
 

@@ -81,10 +81,12 @@ func (w *Wheel) start(e *entry, now, when int64) {
 	w.starts.add(1)
 	// file records the slot after the store has published e, and from
 	// then on the driver may meet e and rewrite its holder under e.mu.
-	e.lock()
+	// The entry is left closed (see entry.unlock): the first Reset opens
+	// it, so a timer stopped without one costs no atomic store for it.
+	e.mu.Lock()
 	e.nurseIfLong(now)
 	w.file(e, now)
-	e.unlock()
+	e.mu.Unlock()
 	w.wakeIfEarlier(when)
 }
 

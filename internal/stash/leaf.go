@@ -145,8 +145,9 @@ func (l *leaf) lowerMin(key uint64) {
 func (l *leaf) reserve() *unsafe.Pointer {
 	i := l.end.Add(1) - 1
 	s, t := l.tail.Load(), l.tailStart.Load()
-	// The slot's address does not wait for s's header, which only
-	// confirms that s starts at t and holds i.
+	// The slot's address is computed from s and t; s's header only
+	// confirms that s starts at t and holds i, so the slot's line can be
+	// fetched on the predicted branch before the header arrives.
 	if j := i - t; s.start == t && j < s.n {
 		return s.slot(j)
 	}
