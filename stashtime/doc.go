@@ -27,9 +27,9 @@
 // is near, else one to two grains before it, on a multiple of a grain of a
 // quarter to an eighth of the distance, so far timers share dense buckets
 // and the walk meets them well before they are due. When the walk meets a
-// timer early it files it again, closer. Pushing a pending
-// deadline later (the idle-deadline pattern) is therefore one store under
-// the timer's lock: the timer is re-filed, once, when its old key comes.
+// timer early it files it again, closer. Pushing a pending deadline later
+// (the idle-deadline pattern) is therefore one CAS on the timer's deadline,
+// taking no lock: the timer is re-filed, once, when its old key comes.
 // Timers due within the bucket the clock is in wait in the driver's small
 // heap, which fires them at their exact deadline.
 //
