@@ -78,8 +78,8 @@ func (w *Wheel) run() {
 			d.replySyncs()
 		}
 		w.sleepUntil.Store(next)
-		if d.next(now) < next || w.now() >= next {
-			continue // a producer added an earlier deadline while we worked
+		if d.next(now) < next || w.now() >= next || w.intake.waiting() {
+			continue // a producer added an earlier deadline, or listed one, while we worked
 		}
 		if err := w.poller.Wait(next); err != nil {
 			if errors.Is(err, poller.ErrClosed) || w.closed.Load() {
@@ -101,6 +101,8 @@ func (d *driver) pass() (more bool, fired int, held bool) {
 	w := d.w
 	now := w.now()
 	w.walks.Add(1)
+	// Nothing listed in the intake is due before its floor.
+	intakeFloor := w.intake.drain(w, now)
 	// The walk takes every bucket up to the one starting at through.
 	through := w.bucketOf(now)
 	if now >= d.aheadAt {
@@ -118,7 +120,7 @@ func (d *driver) pass() (more bool, fired int, held bool) {
 	floor := int64(min(w.store.StopFloor(), math.MaxInt64))
 	now = w.now()
 	for len(d.heap) > 0 && d.heap[0].key <= now && d.heap[0].key <= floor {
-		if fired >= w.maxBatch {
+		if fired >= w.maxBatch || d.heap[0].key >= intakeFloor {
 			return true, fired, false
 		}
 		it := d.heap.pop()

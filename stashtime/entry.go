@@ -31,9 +31,10 @@ const (
 
 // The holders an entry can have (entry.holder).
 const (
-	noHolder    uint8 = iota
-	storeHolder       // a slot in the store, in bucket qb
-	heapHolder        // an item in the driver's near heap, keyed by when
+	noHolder     uint8 = iota
+	storeHolder        // a slot in the store, in bucket qb
+	heapHolder         // an item in the driver's near heap, keyed by when
+	intakeHolder       // a place on a list of the intake (see intake.go)
 )
 
 // isChan reports whether e is a channel timer (not a ticker).
@@ -103,7 +104,7 @@ func (e *entry) lock() {
 // it is a timer (a ticker's Reset takes the lock) that is not a channel
 // timer held strongly and unlisted, which a far deadline would list.
 func (e *entry) unlock() {
-	if e.pending && e.holder == storeHolder && e.slot != (stash.Ref{}) &&
+	if e.pending && (e.holder == storeHolder && e.slot != (stash.Ref{}) || e.holder == intakeHolder) &&
 		(e.kind == kindFunc || e.kind == kindChan && e.grip != gripStrong) {
 		e.dl.Store(^e.dl.Load())
 	}
@@ -189,22 +190,31 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 	if !wasPending {
 		e.w.starts.add(1)
 	}
+	old := e.when()
 	e.pending = true
 	e.setWhen(when)
 	e.nurseIfLong(now)
-	if e.holder == storeHolder && e.slot != (stash.Ref{}) && e.w.bucketStart(e.qb, now) <= when {
+	switch {
+	case e.holder == storeHolder && e.slot != (stash.Ref{}) && e.w.bucketStart(e.qb, now) <= when:
 		return wasPending
+	case e.holder == intakeHolder && wasPending && when >= old:
+		return wasPending // a listed deadline may only move later
 	}
 	e.unqueue()
-	e.w.file(e, now)
+	e.w.place(e, now)
 	return wasPending
 }
 
 // unqueue takes the live store holder out of its slot if it can, so that it
 // costs nothing more. e.mu is held.
 func (e *entry) unqueue() {
-	if e.holder == storeHolder && e.w.store.Remove(e.slot, e) {
-		e.holder = noHolder
+	switch e.holder {
+	case storeHolder:
+		if e.w.store.Remove(e.slot, e) {
+			e.holder = noHolder
+		}
+	case intakeHolder:
+		e.holder = noHolder // the list's reference goes stale
 	}
 	e.slot = stash.Ref{}
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/stashgo/stash/internal/stash"
 )
 
 // TestStoppedNeverTimersLeaveNothing: a Timer made or reset with
@@ -112,7 +114,11 @@ func TestResetInPlaceAfterLongUptime(t *testing.T) {
 		clk.Set(int64(uptime))
 		w.Sync()
 		tm := w.AfterFunc(time.Minute, func() {})
+		w.Sync() // the driver files it from the intake
 		slot := tm.e.slot
+		if slot == (stash.Ref{}) {
+			t.Fatalf("uptime %v: not in the store after Sync", uptime)
+		}
 		for i := range 100 {
 			clk.Advance(time.Millisecond)
 			if !tm.Reset(time.Minute) {

@@ -85,7 +85,7 @@ func (w *Wheel) start(e *entry, now, when int64) {
 	// it, so a timer stopped without one costs no atomic store for it.
 	e.mu.Lock()
 	e.nurseIfLong(now)
-	w.file(e, now)
+	w.place(e, now)
 	e.mu.Unlock()
 	w.wakeIfEarlier(when)
 }

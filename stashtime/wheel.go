@@ -66,7 +66,8 @@ type Wheel struct {
 	store    *stash.Store[entry]
 	poller   poller.Poller
 	bucket   int64
-	shift    int   // log2(bucket) if bucket is a power of two, else -1
+	shift    int // log2(bucket) if bucket is a power of two, else -1
+	intake   intake
 	reach    int64 // how far ahead of now a timer is filed at most (see file)
 	farMin   int64 // how far ahead of now a far timer is filed at least
 	system   bool  // clock is the system monotonic clock
@@ -129,6 +130,7 @@ func NewWheel(opts Options) (*Wheel, error) {
 		starts:   newCounter(),
 		stopped:  newCounter(),
 	}
+	w.intake = newIntake(len(w.starts.cells))
 	if b := uint64(w.bucket); b&(b-1) == 0 {
 		w.shift = bits.TrailingZeros64(b)
 	}

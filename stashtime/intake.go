@@ -1,0 +1,145 @@
+package stashtime
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/stashgo/stash/internal/stash"
+)
+
+// The intake defers filing a timer that is not due soon.
+//
+// Most timers are stopped or moved long before they are due (request
+// timeouts, idle deadlines). A producer that starts or re-arms a timer due
+// at least intakeAhead from now appends it to its P's list instead of
+// filing it in the store; the driver drains the lists into the store at the
+// start of every pass, and never sleeps with a timer listed. A timer
+// stopped before then never touches the store: no slot, no compaction.
+//
+// Deadline order holds across the lists: before it drains them, the driver
+// raises the floor to the clock plus intakeAhead, and fires nothing at or
+// beyond the floor in that pass; a producer lists a timer only if its
+// deadline is at or beyond the floor it reads under its list's lock, and a
+// listed timer's deadline only moves later (an earlier Reset takes it off
+// the list). So every listed timer is due after every timer the driver
+// fires before it drains again.
+//
+// A list that grows to intakeWake wakes the driver to drain it; one that
+// is full (the driver cannot keep up) takes no more, and a producer then
+// files its timer in the store itself.
+type intake struct {
+	floor  atomic.Int64 // no listed deadline is below it
+	shards []intakeShard
+}
+
+// An intakeShard is one P's list, on lines of its own.
+type intakeShard struct {
+	mu    sync.Mutex
+	list  []*entry
+	spare []*entry     // the list before last, emptied, for reuse
+	n     atomic.Int32 // len(list), for the driver's check before it sleeps
+	_     [128 - 64]byte
+}
+
+const (
+	intakeAhead = 1 << 26 // about 67 ms: nearer timers are filed at once
+	intakeWake  = 1024    // a list this long wakes the driver to drain it
+	intakeCap   = 1 << 16 // a full list takes no more until drained
+)
+
+func newIntake(shards int) intake {
+	return intake{shards: make([]intakeShard, shards)}
+}
+
+// The results of intake.list.
+const (
+	listed  = iota
+	wake    // listed, and the driver should drain the lists
+	tooSoon // not listed: due before the floor
+	full    // not listed: the list is full
+)
+
+// list appends e, whose deadline is at least intakeAhead away, to the list
+// of the P the caller runs on, unless its deadline is below the floor or
+// the list is full. e.mu is held.
+func (in *intake) list(e *entry) int {
+	p := procPin()
+	procUnpin()
+	s := &in.shards[p&(len(in.shards)-1)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case e.when() < in.floor.Load():
+		return tooSoon
+	case len(s.list) >= intakeCap:
+		return full
+	}
+	s.list = append(s.list, e)
+	s.n.Store(int32(len(s.list)))
+	if len(s.list) == intakeWake {
+		return wake
+	}
+	return listed
+}
+
+// waiting reports whether any timer is listed.
+func (in *intake) waiting() bool {
+	for i := range in.shards {
+		if in.shards[i].n.Load() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// drain raises the floor to now plus intakeAhead, files every listed timer
+// still listed and pending in the store, and returns the floor. Only the
+// driver calls it.
+func (in *intake) drain(w *Wheel, now int64) int64 {
+	floor := addSat(now, intakeAhead)
+	in.floor.Store(floor)
+	for i := range in.shards {
+		s := &in.shards[i]
+		s.mu.Lock() // even for an empty list: see list's check of the floor
+		list := s.list
+		s.list, s.spare = s.spare, nil
+		s.n.Store(0)
+		s.mu.Unlock()
+		for _, e := range list {
+			e.lock()
+			if e.holder == intakeHolder {
+				if e.pending {
+					w.file(e, now)
+				} else {
+					e.holder = noHolder
+				}
+			}
+			e.unlock()
+		}
+		if cap(list) <= 2*intakeWake { // a longer one is not kept idle
+			clear(list)
+			s.mu.Lock()
+			s.spare = list[:0]
+			s.mu.Unlock()
+		}
+	}
+	return floor
+}
+
+// place files an entry that a producer starts or re-arms at now: in the
+// intake if it is due at least intakeAhead later, else in the store. e.mu
+// is held.
+func (w *Wheel) place(e *entry, now int64) {
+	if e.when()-now >= intakeAhead {
+		switch w.intake.list(e) {
+		case listed:
+			e.holder, e.slot = intakeHolder, stash.Ref{}
+			return
+		case wake:
+			e.holder, e.slot = intakeHolder, stash.Ref{}
+			w.wakeIfEarlier(now) // for the driver to drain the lists
+			return
+		}
+	}
+	w.file(e, now)
+}
