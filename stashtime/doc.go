@@ -18,9 +18,10 @@
 // Timers live in a lock-free hierarchical timer wheel (package
 // internal/stash) driven by one goroutine locked to an OS thread, which
 // sleeps to the nanosecond (package poller: timerfd and epoll on Linux).
-// Starting, stopping and resetting a timer take no shared lock: a producer
-// files the timer with a few atomic operations and touches only the timer's
-// own small lock. The driver alone walks the wheel, fires what is due in
+// Starting, stopping and resetting a timer take no lock that other
+// producers take: a producer files the timer with a few atomic operations
+// (or lists it on its P's list, which only the driver also locks) and
+// touches only the timer's own small lock. The driver alone walks the wheel, fires what is due in
 // deadline order, and reclaims what it has passed.
 //
 // A timer is filed at a key no later than its deadline: its deadline if that
@@ -32,6 +33,11 @@
 // taking no lock: the timer is re-filed, once, when its old key comes.
 // Timers due within the bucket the clock is in wait in the driver's small
 // heap, which fires them at their exact deadline.
+//
+// A timer due 67 ms or more ahead is not filed at once: it waits on a list
+// of the P that started it, and the driver files the lists' timers at the
+// start of its next pass. Most such timers are stopped before then and never
+// touch the wheel.
 //
 // The process-wide wheel that the package-level functions use starts on
 // first use and is never stopped; NewWheel makes independent ones, on the
