@@ -118,9 +118,14 @@ func (d *driver) pass() (more bool, fired int, held bool) {
 		}
 	}
 	floor := int64(min(w.store.StopFloor(), math.MaxInt64))
+	// The walk took whole buckets up to the one holding max(now, through);
+	// a timer due after them may still wait, unwalked, in the store. The
+	// clock read again below may lie beyond them (a pre-walked bucket's
+	// timers are in the heap before the walk reaches the bucket).
+	walked := addSat(w.bucketOf(max(now, through)), w.bucket-1)
 	now = w.now()
 	for len(d.heap) > 0 && d.heap[0].key <= now && d.heap[0].key <= floor {
-		if fired >= w.maxBatch || d.heap[0].key >= intakeFloor {
+		if key := d.heap[0].key; fired >= w.maxBatch || key >= intakeFloor || key > walked {
 			return true, fired, false
 		}
 		it := d.heap.pop()

@@ -101,6 +101,10 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 	for i := range in.shards {
 		s := &in.shards[i]
 		s.mu.Lock() // even for an empty list: see list's check of the floor
+		if len(s.list) == 0 {
+			s.mu.Unlock()
+			continue
+		}
 		list := s.list
 		s.list, s.spare = s.spare, nil
 		s.n.Store(0)

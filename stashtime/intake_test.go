@@ -3,6 +3,7 @@ package stashtime
 import (
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stashgo/stash/internal/stash"
 )
@@ -101,4 +102,19 @@ func TestIntakeStartAndStop(t *testing.T) {
 		t.Errorf("a timer due within intakeAhead: holder %d, want storeHolder", h)
 	}
 	near.Stop()
+}
+
+// The intake's floor, which the driver writes every pass, is kept off the
+// cache lines of the fields that producers only read.
+func TestIntakeFloorLine(t *testing.T) {
+	var w Wheel
+	f := unsafe.Offsetof(w.intake) + unsafe.Offsetof(w.intake.floor)
+	for name, off := range map[string]uintptr{
+		"store": unsafe.Offsetof(w.store), "bucket": unsafe.Offsetof(w.bucket),
+		"reach": unsafe.Offsetof(w.reach), "stopped": unsafe.Offsetof(w.stopped),
+	} {
+		if f/128 == off/128 {
+			t.Errorf("intake.floor (offset %d) shares a 128-byte pair of lines with %s (offset %d)", f, name, off)
+		}
+	}
 }

@@ -66,8 +66,7 @@ type Wheel struct {
 	store    *stash.Store[entry]
 	poller   poller.Poller
 	bucket   int64
-	shift    int // log2(bucket) if bucket is a power of two, else -1
-	intake   intake
+	shift    int   // log2(bucket) if bucket is a power of two, else -1
 	reach    int64 // how far ahead of now a timer is filed at most (see file)
 	farMin   int64 // how far ahead of now a far timer is filed at least
 	system   bool  // clock is the system monotonic clock
@@ -86,7 +85,10 @@ type Wheel struct {
 	// works. A producer whose deadline is earlier lowers it and wakes the
 	// poller; only the producer that lowers it pays the system call.
 	sleepUntil atomic.Int64
-	_          [128]byte
+	// intake's floor, which the driver raises every pass and producers of
+	// far timers read, shares sleepUntil's line, which they read anyway.
+	intake intake
+	_      [128]byte
 
 	fired, walks, cleans, compacts atomic.Int64
 	ended                          atomic.Int64 // firings that disarmed a timer; the driver's
