@@ -14,6 +14,15 @@ func gripOf(e *entry) uint8 {
 	return e.grip
 }
 
+// wantGrip fails the test unless e's grip is want.
+func wantGrip(t *testing.T, what string, e *entry, want uint8) {
+	t.Helper()
+	if g := gripOf(e); g != want {
+		t.Errorf("%s: grip %d, want %d (gripWeak %d, gripStrong %d, gripNursed %d)",
+			what, g, want, gripWeak, gripStrong, gripNursed)
+	}
+}
+
 // collectUntil runs collections until cond holds (the nursery sweeps on the
 // runtime's cleanup goroutine, after the cycle), for at most 5 s.
 func collectUntil(t *testing.T, what string, cond func() bool) {
@@ -37,37 +46,20 @@ func TestNurseryWeakensOnlyPendingTimers(t *testing.T) {
 	stopped := w.NewTimer(time.Hour)
 	near := w.NewTimer(time.Millisecond)
 	tick := w.NewTicker(time.Millisecond)
-	if g := gripOf(pending.e); g != gripNursed {
-		t.Fatalf("a new hour timer's grip is %d, want gripNursed", g)
-	}
-	if g := gripOf(near.e); g != gripStrong {
-		t.Fatalf("a new 1 ms timer's grip is %d, want gripStrong (unlisted)", g)
-	}
-	if g := gripOf(tick.e); g != gripNursed {
-		t.Fatalf("a new ticker's grip is %d, want gripNursed", g)
-	}
+	wantGrip(t, "a new hour timer", pending.e, gripNursed)
+	wantGrip(t, "a new 1 ms timer", near.e, gripStrong)
+	wantGrip(t, "a new ticker", tick.e, gripNursed)
 	stopped.Stop()
 	collectUntil(t, "swept", func() bool { return gripOf(pending.e) != gripNursed })
-	if g := gripOf(pending.e); g != gripWeak {
-		t.Errorf("pending hour timer after a sweep: grip %d, want gripWeak", g)
-	}
-	if g := gripOf(tick.e); g != gripWeak {
-		t.Errorf("pending ticker after a sweep: grip %d, want gripWeak", g)
-	}
-	if g := gripOf(stopped.e); g != gripStrong {
-		t.Errorf("stopped hour timer after a sweep: grip %d, want gripStrong (unlisted)", g)
-	}
-	if g := gripOf(near.e); g != gripStrong {
-		t.Errorf("1 ms timer after a sweep: grip %d, want gripStrong", g)
-	}
+	wantGrip(t, "the pending hour timer after a sweep", pending.e, gripWeak)
+	wantGrip(t, "the pending ticker after a sweep", tick.e, gripWeak)
+	wantGrip(t, "the stopped hour timer after a sweep", stopped.e, gripStrong)
+	wantGrip(t, "the 1 ms timer after a sweep", near.e, gripStrong)
 	// Re-arming an unlisted strong timer far lists it again.
 	stopped.Reset(time.Hour)
 	near.Reset(time.Hour)
-	for _, tm := range []*Timer{stopped, near} {
-		if g := gripOf(tm.e); g != gripNursed {
-			t.Errorf("far Reset of an unlisted strong timer: grip %d, want gripNursed", g)
-		}
-	}
+	wantGrip(t, "a stopped timer Reset far", stopped.e, gripNursed)
+	wantGrip(t, "a 1 ms timer Reset far", near.e, gripNursed)
 	// The weakened ones still deliver.
 	if !pending.Reset(time.Millisecond) {
 		t.Error("Reset of the weakened pending timer returned false")

@@ -214,31 +214,55 @@ func TestStressManualWheel(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := testRand(t)
-			m := newManualWheel(t, c.opts)
 			dur := func(r *rand.Rand) stdtime.Duration {
 				return stdtime.Duration(r.Int64N(c.maxUs))*stdtime.Microsecond + stdtime.Duration(1+r.Int64N(999))
 			}
-			var runs atomic.Int64
-			s := &stressWorkload{
-				timers:  newStressTimers(8, r, dur, m.NewTimer, m.AfterFunc, &runs),
-				workers: 6,
-				wall:    stressWall(),
-				dur:     dur,
-				now:     func() stdtime.Time { return at(m.elapsed()) },
-				valid:   func(v stdtime.Time) bool { return v.Sub(epoch)%stdtime.Microsecond != 0 },
-				errs:    make(chan string, 16),
-			}
-			ar := rand.New(rand.NewPCG(r.Uint64(), 1))
-			stopAdvancing := m.keepAdvancing(func() stdtime.Duration {
-				return stdtime.Duration(ar.Int64N(c.maxUs/3)) * stdtime.Microsecond
-			}, 50*stdtime.Microsecond)
-			s.run(r.Uint64(), epoch)
-			stopAdvancing()
-			s.settle(t, func() { quiesce(&runs) })
-			t.Logf("%d f runs; %+v", runs.Load(), m.Stats())
+			stressManual(t, c.opts, dur, stressWall(), c.maxUs/3, nil)
 		})
 	}
+}
+
+// stressManual races the workers over 8 channel timers and 8 AfterFuncs
+// with durations from dur on a manual-clock wheel, whose clock another
+// goroutine advances by up to maxStepUs µs at a time, for wall; during
+// calls between collections, if not nil. Then it settles the accounts.
+func stressManual(t *testing.T, opts stashtime.Options, dur func(*rand.Rand) stdtime.Duration,
+	wall stdtime.Duration, maxStepUs int64, during func(),
+) {
+	r := testRand(t)
+	m := newManualWheel(t, opts)
+	var runs atomic.Int64
+	s := &stressWorkload{
+		timers:  newStressTimers(8, r, dur, m.NewTimer, m.AfterFunc, &runs),
+		workers: 6,
+		wall:    wall,
+		dur:     dur,
+		now:     func() stdtime.Time { return at(m.elapsed()) },
+		valid:   func(v stdtime.Time) bool { return v.Sub(epoch)%stdtime.Microsecond != 0 },
+		errs:    make(chan string, 16),
+	}
+	ar := rand.New(rand.NewPCG(r.Uint64(), 1))
+	stopAdvancing := m.keepAdvancing(func() stdtime.Duration {
+		return stdtime.Duration(ar.Int64N(maxStepUs)) * stdtime.Microsecond
+	}, 50*stdtime.Microsecond)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for during != nil {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			during()
+		}
+	}()
+	s.run(r.Uint64(), epoch)
+	close(quit)
+	<-done
+	stopAdvancing()
+	s.settle(t, func() { quiesce(&runs) })
+	t.Logf("%d f runs; %+v", runs.Load(), m.Stats())
 }
 
 // Tickers under concurrent Reset, Stop and receives: no tick is ever
@@ -373,48 +397,18 @@ func TestStressResetLaterWhileFiring(t *testing.T) {
 // while, weaken them, and Reset to a later deadline takes its lock-free path
 // on channel timers too.
 func TestStressOpenChanTimers(t *testing.T) {
+	dur := func(r *rand.Rand) stdtime.Duration {
+		if r.IntN(10) == 0 {
+			return stdtime.Duration(r.Int64N(3000))*stdtime.Microsecond + stdtime.Duration(1+r.Int64N(999))
+		}
+		return stdtime.Duration(1100_000+r.Int64N(2_000_000))*stdtime.Microsecond + stdtime.Duration(1+r.Int64N(999))
+	}
+	collect := func() {
+		runtime.GC()
+		stdtime.Sleep(2 * stdtime.Millisecond)
+	}
 	for _, opts := range []stashtime.Options{{}, {MaxBatch: 2}} {
-		r := testRand(t)
-		m := newManualWheel(t, opts)
-		dur := func(r *rand.Rand) stdtime.Duration {
-			if r.IntN(10) == 0 {
-				return stdtime.Duration(r.Int64N(3000))*stdtime.Microsecond + stdtime.Duration(1+r.Int64N(999))
-			}
-			return stdtime.Duration(1100_000+r.Int64N(2_000_000))*stdtime.Microsecond + stdtime.Duration(1+r.Int64N(999))
-		}
-		var runs atomic.Int64
-		s := &stressWorkload{
-			timers:  newStressTimers(8, r, dur, m.NewTimer, m.AfterFunc, &runs),
-			workers: 6,
-			wall:    2 * stressWall(),
-			dur:     dur,
-			now:     func() stdtime.Time { return at(m.elapsed()) },
-			valid:   func(v stdtime.Time) bool { return v.Sub(epoch)%stdtime.Microsecond != 0 },
-			errs:    make(chan string, 16),
-		}
-		ar := rand.New(rand.NewPCG(r.Uint64(), 1))
-		stopAdvancing := m.keepAdvancing(func() stdtime.Duration {
-			return stdtime.Duration(ar.Int64N(400_000)) * stdtime.Microsecond
-		}, 50*stdtime.Microsecond)
-		quit, collected := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(collected)
-			for {
-				select {
-				case <-quit:
-					return
-				default:
-				}
-				runtime.GC()
-				stdtime.Sleep(2 * stdtime.Millisecond)
-			}
-		}()
-		s.run(r.Uint64(), epoch)
-		close(quit)
-		<-collected
-		stopAdvancing()
-		s.settle(t, func() { quiesce(&runs) })
-		t.Logf("%d f runs; %+v", runs.Load(), m.Stats())
+		stressManual(t, opts, dur, 2*stressWall(), 400_000, collect)
 	}
 }
 
