@@ -75,8 +75,7 @@ func testPrewalk(t *testing.T, lead time.Duration, first int) {
 
 	w0 := walks()
 	clk.Set(base - 2*b)
-	waitWalks(w0+1, "the driver did not look at the bucket again")
-	waitSync()
+	waitSync() // a pass at base-2b, whether or not the driver planned one
 	if d := walks() - w0; d >= n/maxBatch/4 {
 		t.Fatalf("%d passes before the pre-walk window: the bucket was walked too early", d)
 	}
