@@ -1,10 +1,6 @@
 package stashtime
 
-import (
-	"runtime"
-	"sync/atomic"
-	_ "unsafe" // for go:linkname
-)
+import "sync/atomic"
 
 // A counter is an int64 that goroutines on every P add to at once without
 // contending for one cache line: each adds to the cell of the P it runs on,
@@ -12,11 +8,10 @@ import (
 // counted, so a single shared word would put a cache-line transfer between
 // cores in every start and every Stop.
 //
-// A goroutine moved to another P between finding its cell and adding to it
-// adds to the old P's cell, which is as correct and only slower. A load
-// concurrent with adds sees some of them, as any read of a moving count does.
+// A load concurrent with adds sees some of them, as any read of a moving
+// count does.
 type counter struct {
-	cells []counterCell // a power of two of them
+	cells []counterCell // shardCount of them
 }
 
 // A counterCell fills two cache lines, since cores fetch lines in adjacent
@@ -26,22 +21,11 @@ type counterCell struct {
 	_ [128 - 8]byte
 }
 
-// maxCells bounds a counter's size: P ids past it share cells.
-const maxCells = 256
-
-func newCounter() counter {
-	n := 1
-	for n < min(max(runtime.GOMAXPROCS(0), runtime.NumCPU()), maxCells) {
-		n *= 2
-	}
-	return counter{cells: make([]counterCell, n)}
-}
+func newCounter() counter { return counter{cells: make([]counterCell, shardCount())} }
 
 // add adds d and returns the new value of the cell it added to.
 func (c *counter) add(d int64) int64 {
-	p := procPin()
-	procUnpin()
-	return c.cells[p&(len(c.cells)-1)].n.Add(d)
+	return c.cells[shardOf(len(c.cells))].n.Add(d)
 }
 
 // load returns the sum of the cells.
@@ -52,16 +36,6 @@ func (c *counter) load() int64 {
 	}
 	return sum
 }
-
-// procPin returns the id of the P the goroutine runs on and keeps it there
-// until procUnpin. The runtime keeps this linkname working (sync.Pool's
-// per-P shards rest on the same pair).
-//
-//go:linkname procPin runtime.procPin
-func procPin() int
-
-//go:linkname procUnpin runtime.procUnpin
-func procUnpin()
 
 // live returns the number of armed timers: the armings counted less the
 // disarmings (Stop and Reset count those in stopped, the driver's firings in

@@ -63,9 +63,7 @@ const (
 // of the P the caller runs on, unless its deadline is below the floor or
 // the list is full. e.mu is held.
 func (in *intake) list(e *entry) int {
-	p := procPin()
-	procUnpin()
-	s := &in.shards[p&(len(in.shards)-1)]
+	s := &in.shards[shardOf(len(in.shards))]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {

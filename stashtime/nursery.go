@@ -50,13 +50,7 @@ const maxSpare = 4096
 // collection.
 const weakBeyond = 1 << 30 // about 1.07 s
 
-var theNursery = func() *nursery {
-	n := 1
-	for n < min(max(runtime.GOMAXPROCS(0), runtime.NumCPU()), maxCells) {
-		n *= 2
-	}
-	return &nursery{shards: make([]nurseryShard, n)}
-}()
+var theNursery = &nursery{shards: make([]nurseryShard, shardCount())}
 
 // nurseIfLong lists a pending channel timer or ticker whose channel is
 // held strongly and unlisted, unless it is a timer due within weakBeyond of
@@ -71,9 +65,7 @@ func (e *entry) nurseIfLong(now int64) {
 
 // list adds e to the list of the P the caller runs on.
 func (n *nursery) list(e *entry) {
-	p := procPin()
-	procUnpin()
-	s := &n.shards[p&(len(n.shards)-1)]
+	s := &n.shards[shardOf(len(n.shards))]
 	s.mu.Lock()
 	s.list = append(s.list, e)
 	s.mu.Unlock()

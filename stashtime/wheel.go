@@ -132,7 +132,7 @@ func NewWheel(opts Options) (*Wheel, error) {
 		starts:   newCounter(),
 		stopped:  newCounter(),
 	}
-	w.intake = newIntake(len(w.starts.cells))
+	w.intake = newIntake(shardCount())
 	if b := uint64(w.bucket); b&(b-1) == 0 {
 		w.shift = bits.TrailingZeros64(b)
 	}
