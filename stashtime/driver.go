@@ -208,12 +208,9 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		e.unlock()
 		return false
 	}
-	if e.when() > now { // reset later in place while in the heap
-		d.refile(e, now, w.bucketOf(now))
-		e.unlock()
-		return false
-	}
-	when := e.when()
+	// A live heap holder is keyed by the deadline (a Reset gives the
+	// entry a new holder), and the pass pops only keys due by now.
+	when := it.key
 	w.late.record(now - when)
 	w.fired.Add(1)
 	switch e.kind {

@@ -100,9 +100,10 @@ func (e *entry) lock() {
 // unlock opens the entry if a later deadline can be stored in place, and
 // releases e.mu. That is so when it is armed, its live holder is a store
 // slot (which lies at or before the deadline, so it is examined no later
-// than any later one), and storing a later deadline needs no other change:
-// it is a timer (a ticker's Reset takes the lock) that is not a channel
-// timer held strongly and unlisted, which a far deadline would list.
+// than any later one) or an intake list (whose drain files it by its
+// deadline then), and storing a later deadline needs no other change: it
+// is a timer (a ticker's Reset takes the lock) that is not a channel timer
+// held strongly and unlisted, which a far deadline would list.
 func (e *entry) unlock() {
 	if e.pending && (e.holder == storeHolder && e.slot != (stash.Ref{}) || e.holder == intakeHolder) &&
 		(e.kind == kindFunc || e.kind == kindChan && e.grip != gripStrong) {
