@@ -66,7 +66,6 @@ type Wheel struct {
 	store    *stash.Store[entry]
 	poller   poller.Poller
 	bucket   int64
-	shift    int   // log2(bucket) if bucket is a power of two, else -1
 	reach    int64 // how far ahead of now a timer is filed at most (see file)
 	farMin   int64 // how far ahead of now a far timer is filed at least
 	system   bool  // clock is the system monotonic clock
@@ -126,16 +125,12 @@ func NewWheel(opts Options) (*Wheel, error) {
 		store:    st,
 		system:   clock.IsSystem(c),
 		bucket:   int64(st.Bucket()),
-		shift:    -1,
 		maxBatch: opts.MaxBatch,
 		done:     make(chan struct{}),
 		starts:   newCounter(),
 		stopped:  newCounter(),
 	}
 	w.intake = newIntake(shardCount())
-	if b := uint64(w.bucket); b&(b-1) == 0 {
-		w.shift = bits.TrailingZeros64(b)
-	}
 	if w.maxBatch == 0 {
 		w.maxBatch = 256
 	}
@@ -254,21 +249,7 @@ func deadline(now int64, d Duration) int64 {
 }
 
 // bucketOf returns the first key of the bucket holding when.
-func (w *Wheel) bucketOf(when int64) int64 {
-	if w.shift >= 0 && when >= 0 {
-		return when &^ (w.bucket - 1)
-	}
-	return when - when%w.bucket
-}
-
-// bucketIndex returns x / bucket. Reset reads it twice, so it shifts where
-// it can: a 64-bit division costs tens of cycles.
-func (w *Wheel) bucketIndex(x int64) int64 {
-	if w.shift >= 0 && x >= 0 {
-		return x >> w.shift
-	}
-	return x / w.bucket
-}
+func (w *Wheel) bucketOf(when int64) int64 { return when - when%w.bucket }
 
 // exactWithin is the distance below which a timer is filed at its own
 // deadline. Beyond it, fileKey files it earlier, at a multiple of a coarser
@@ -334,12 +315,12 @@ func reachGrain(reach int64) int64 {
 // bucketStart recovers its start from the name and a clock reading. (A
 // stale holder whose name aliases the live one's, 2^32 buckets away, is
 // taken for it; the entry's pending flag still lets it fire only once.)
-func (w *Wheel) bucketNum(b int64) uint32 { return uint32(w.bucketIndex(b)) }
+func (w *Wheel) bucketNum(b int64) uint32 { return uint32(b / w.bucket) }
 
 // bucketStart is the first key of the bucket named n that lies within 2^31
 // buckets of the one holding ref.
 func (w *Wheel) bucketStart(n uint32, ref int64) int64 {
-	r := w.bucketIndex(ref)
+	r := ref / w.bucket
 	return (r + int64(int32(n-uint32(r)))) * w.bucket
 }
 
