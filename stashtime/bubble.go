@@ -4,7 +4,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/stashgo/stash/internal/clock"
 )
@@ -12,15 +11,11 @@ import (
 // Bubbles of testing/synctest run on a fake clock, and a channel made inside
 // one must never be touched from the driver's goroutine, outside it: that is
 // a fatal error. So the package-level functions hand the work to package
-// time inside a bubble. A bubble shows itself by a time.Now without a
-// monotonic reading.
+// time inside a bubble.
 //
 // Bubbles exist only in test binaries, so elsewhere the check is a single
-// load. In a test binary, the wall-clock read it costs also provides the
-// monotonic reading the timer needs (see now). No cheaper test is sound: a
-// reading through time.Since tells a bubble only by its value, and a bubble
-// can move its fake clock to the real time (time.Sleep(time.Until(t)) with
-// t from outside does).
+// load. In a test binary, clock.TimeNow tells a bubble by what time.Since
+// reads there, and its reading is the one the timer starts from (see now).
 
 // testBinary reports whether the program is a test binary: one built by go
 // test (named *.test, or *.test.exe on Windows), or one run with testing
@@ -50,9 +45,5 @@ func now() (int64, bool) {
 	if !testBinary() {
 		return clock.Mono(), true
 	}
-	t := time.Now()
-	if t == t.Round(0) {
-		return 0, false
-	}
-	return clock.FromTime(t), true
+	return clock.TimeNow()
 }
