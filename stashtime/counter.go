@@ -24,8 +24,11 @@ type counterCell struct {
 func newCounter() counter { return counter{cells: make([]counterCell, shardCount())} }
 
 // add adds d and returns the new value of the cell it added to.
-func (c *counter) add(d int64) int64 {
-	return c.cells[shardOf(len(c.cells))].n.Add(d)
+func (c *counter) add(d int64) int64 { return c.addOn(procID(), d) }
+
+// addOn is add for a caller that has read its P id, p.
+func (c *counter) addOn(p int, d int64) int64 {
+	return c.cells[p&(len(c.cells)-1)].n.Add(d)
 }
 
 // load returns the sum of the cells.

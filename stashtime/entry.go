@@ -202,7 +202,7 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 		return wasPending // a listed deadline may only move later
 	}
 	e.unqueue()
-	e.w.place(e, now)
+	e.w.place(e, now, procID())
 	return wasPending
 }
 

@@ -60,24 +60,26 @@ const (
 )
 
 // list appends e, whose deadline is at least intakeAhead away, to the list
-// of the P the caller runs on, unless its deadline is below the floor or
-// the list is full. e.mu is held.
-func (in *intake) list(e *entry) int {
-	s := &in.shards[shardOf(len(in.shards))]
+// of P p, the caller's, unless its deadline is below the floor or the list
+// is full. e.mu is held.
+func (in *intake) list(e *entry, p int) int {
+	s := &in.shards[p&(len(in.shards)-1)]
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	r := listed
 	switch {
 	case e.when() < in.floor.Load():
-		return tooSoon
+		r = tooSoon
 	case len(s.list) >= intakeCap:
-		return full
+		r = full
+	default:
+		s.list = append(s.list, e)
+		s.n.Store(int32(len(s.list)))
+		if len(s.list) == intakeWake {
+			r = wake
+		}
 	}
-	s.list = append(s.list, e)
-	s.n.Store(int32(len(s.list)))
-	if len(s.list) == intakeWake {
-		return wake
-	}
-	return listed
+	s.mu.Unlock()
+	return r
 }
 
 // waiting reports whether any timer is listed.
@@ -128,12 +130,12 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 	return floor
 }
 
-// place files an entry that a producer starts or re-arms at now: in the
-// intake if it is due at least intakeAhead later, else in the store. e.mu
-// is held.
-func (w *Wheel) place(e *entry, now int64) {
+// place files an entry that a producer on P p starts or re-arms at now: in
+// the intake if it is due at least intakeAhead later, else in the store.
+// e.mu is held.
+func (w *Wheel) place(e *entry, now int64, p int) {
 	if e.when()-now >= intakeAhead {
-		switch w.intake.list(e) {
+		switch w.intake.list(e, p) {
 		case listed:
 			e.holder, e.slot = intakeHolder, stash.Ref{}
 			return

@@ -16,7 +16,7 @@ func TestIntakeListFloorAndCap(t *testing.T) {
 	e := &entry{w: w, kind: kindFunc}
 	e.setWhen(100)
 	in.floor.Store(101)
-	if got := in.list(e); got != tooSoon {
+	if got := in.list(e, 0); got != tooSoon {
 		t.Fatalf("deadline below the floor: list = %d, want tooSoon", got)
 	}
 	in.floor.Store(100)
@@ -25,11 +25,11 @@ func TestIntakeListFloorAndCap(t *testing.T) {
 		if i == intakeWake {
 			want = wake
 		}
-		if got := in.list(e); got != want {
+		if got := in.list(e, 0); got != want {
 			t.Fatalf("listing %d: list = %d, want %d", i, got, want)
 		}
 	}
-	if got := in.list(e); got != full {
+	if got := in.list(e, 0); got != full {
 		t.Fatalf("listing beyond the cap: list = %d, want full", got)
 	}
 	if !in.waiting() {
@@ -49,7 +49,7 @@ func TestIntakeDrain(t *testing.T) {
 		e.setFn(func() {})
 		e.setWhen(now + int64(time.Hour))
 		e.pending, e.holder = pending, holder
-		if got := in.list(e); got != listed {
+		if got := in.list(e, 0); got != listed {
 			t.Fatalf("list = %d", got)
 		}
 		return e

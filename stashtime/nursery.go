@@ -65,7 +65,7 @@ func (e *entry) nurseIfLong(now int64) {
 
 // list adds e to the list of the P the caller runs on.
 func (n *nursery) list(e *entry) {
-	s := &n.shards[shardOf(len(n.shards))]
+	s := &n.shards[procID()&(len(n.shards)-1)]
 	s.mu.Lock()
 	s.list = append(s.list, e)
 	s.mu.Unlock()

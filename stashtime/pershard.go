@@ -8,7 +8,9 @@ import (
 // Producers on different Ps keep per-P state apart (counters, the nursery's
 // and the intake's lists) so that starting and stopping timers on many
 // cores puts no cache-line transfer between them. Each such structure has
-// shardCount shards, and a goroutine uses the one shardOf names.
+// shardCount shards, and a goroutine uses the one of its P (procID), masked
+// to the structure's own count. An operation that touches several reads its
+// P once.
 
 // maxShards bounds the number of shards: P ids past it share them.
 const maxShards = 256
@@ -23,13 +25,13 @@ func shardCount() int {
 	return n
 }
 
-// shardOf returns the shard, of n (a power of two), of the P the caller runs
-// on. A goroutine moved to another P right after uses the old P's shard,
-// which is as correct and only slower.
-func shardOf(n int) int {
+// procID returns the id of the P the caller runs on. A goroutine moved to
+// another P right after uses the old P's shards, which is as correct and
+// only slower.
+func procID() int {
 	p := procPin()
 	procUnpin()
-	return p & (n - 1)
+	return p
 }
 
 // procPin returns the id of the P the goroutine runs on and keeps it there

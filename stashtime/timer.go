@@ -78,14 +78,15 @@ func (w *Wheel) After(d Duration) <-chan Time {
 func (w *Wheel) start(e *entry, now, when int64) {
 	e.pending = true
 	e.setWhen(when)
-	w.starts.add(1)
+	p := procID()
+	w.starts.addOn(p, 1)
 	// file records the slot after the store has published e, and from
 	// then on the driver may meet e and rewrite its holder under e.mu.
 	// The entry is left closed (see entry.unlock): the first Reset opens
 	// it, so a timer stopped without one costs no atomic store for it.
 	e.mu.Lock()
 	e.nurseIfLong(now)
-	w.place(e, now)
+	w.place(e, now, p)
 	e.mu.Unlock()
 	w.wakeIfEarlier(when)
 }
