@@ -37,7 +37,7 @@ type intakeShard struct {
 	mu    sync.Mutex
 	list  []*entry
 	spare []*entry     // the list before last, emptied, for reuse
-	n     atomic.Int32 // len(list), for the driver's check before it sleeps
+	some  atomic.Bool // len(list) > 0, for the driver's check before it sleeps
 	_     [128 - 64]byte
 }
 
@@ -73,8 +73,10 @@ func (in *intake) list(e *entry, p int) int {
 		r = full
 	default:
 		s.list = append(s.list, e)
-		s.n.Store(int32(len(s.list)))
-		if len(s.list) == intakeWake {
+		switch len(s.list) {
+		case 1:
+			s.some.Store(true)
+		case intakeWake:
 			r = wake
 		}
 	}
@@ -85,7 +87,7 @@ func (in *intake) list(e *entry, p int) int {
 // waiting reports whether any timer is listed.
 func (in *intake) waiting() bool {
 	for i := range in.shards {
-		if in.shards[i].n.Load() > 0 {
+		if in.shards[i].some.Load() {
 			return true
 		}
 	}
@@ -107,7 +109,7 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 		}
 		list := s.list
 		s.list, s.spare = s.spare, nil
-		s.n.Store(0)
+		s.some.Store(false)
 		s.mu.Unlock()
 		for _, e := range list {
 			e.lock()
