@@ -2,35 +2,37 @@ package stashtime
 
 import "sync/atomic"
 
-// A stopped timer leaves its slot in the store empty, and the slot would
-// stay until the walk passes it: 8 bytes for every timer stopped since, which
-// for timers stopped long before they are due (timeouts that do not expire)
-// is far more than is live. The driver compacts the store, unlinking the
-// stretches of leaves whose slots have all been emptied, once the timers
-// stopped since the last compaction outnumber half the live ones (and at
-// least compactMin), so that memory follows what is live, as with package
-// time, at a cost proportional to the work that made the garbage.
+// A timer stopped (or reset earlier) while the store holds it leaves its
+// slot empty, and the slot would stay until the walk passes it: 8 bytes for
+// every such timer since, which for timers stopped long before they are due
+// (timeouts that do not expire) is far more than is live. The driver
+// compacts the store, unlinking the stretches of leaves whose slots have all
+// been emptied, once the slots emptied since the last compaction outnumber
+// half the live timers (and at least compactMin), so that memory follows
+// what is live, as with package time, at a cost proportional to the work
+// that made the garbage. A timer stopped while the intake lists it empties
+// no slot, and counts for nothing.
 const compactMin = 4096
 
-// compaction is the bookkeeping for it. The stopped count is a counter
-// whose cells every Stop adds to; each cell reports to stops once per
+// compaction is the bookkeeping for it. Wheel.holes is a counter whose
+// cells every emptied slot adds to; each cell reports to holes once per
 // stopBatch of its own, so the mark is checked against a shared word only
 // that often, and lags the true count by less than stopBatch a cell.
 type compaction struct {
-	stops atomic.Int64 // stops reported by the cells
+	holes atomic.Int64 // emptied slots reported by the cells
 	at    atomic.Int64 // the reported count at which to compact next
-	woken atomic.Bool  // a Stop past at has woken the driver for it
+	woken atomic.Bool  // a report past at has woken the driver for it
 }
 
 const stopBatch = 64
 
-// noteStop records one more stopped timer and wakes the driver once the
+// noteHole records one more emptied slot and wakes the driver once the
 // reported count reaches the mark.
-func (w *Wheel) noteStop() {
-	if w.stopped.add(1)%stopBatch != 0 {
+func (w *Wheel) noteHole() {
+	if w.holes.add(1)%stopBatch != 0 {
 		return
 	}
-	n := w.compaction.stops.Add(stopBatch)
+	n := w.compaction.holes.Add(stopBatch)
 	if n >= w.compaction.at.Load() && w.compaction.woken.CompareAndSwap(false, true) {
 		w.poller.Wake()
 	}
@@ -40,7 +42,7 @@ func (w *Wheel) noteStop() {
 // time, and sets the next mark.
 func (d *driver) compact() {
 	w := d.w
-	n := w.compaction.stops.Load()
+	n := w.compaction.holes.Load()
 	if n < w.compaction.at.Load() {
 		return
 	}

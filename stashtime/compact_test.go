@@ -2,46 +2,65 @@ package stashtime
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 )
 
-// TestStoppedTimersLeaveNothing: 100,000 AfterFuncs due in [1h, 2h), each
-// stopped at once, leave less than a byte each once the driver has compacted
-// the store; without compaction each would keep its 8-byte slot for an hour.
+// TestStoppedTimersLeaveNothing: 100,000 AfterFuncs due in [1h, 2h), all
+// stopped, leave less than a byte each. Stopped while the intake lists them
+// (at once), they never reach the store, and nothing needs compacting.
+// Stopped once the store holds them (after a Sync), they leave their slots
+// empty, and the driver compacts the store; without compaction each would
+// keep its 8-byte slot for an hour.
 func TestStoppedTimersLeaveNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100,000 timers")
 	}
-	w, _ := newManualWheel(t, 0)
-	const n = 100_000
-	f := func() {}
-	w.AfterFunc(time.Hour, f).Stop() // whatever the first timer allocates once
-	w.Sync()
-	gcN(2)
-	before := heapAlloc()
-	for i := range n {
-		w.AfterFunc(time.Hour+time.Duration(i)*36*time.Millisecond, f).Stop()
-	}
-	w.Sync()
-	gcN(2)
-	after := heapAlloc()
-	st := w.Stats()
-	if st.Compacts == 0 || st.Live != 0 || st.Stopped != n+1 {
-		t.Fatalf("stats after %d stops: %+v", n, st)
-	}
-	// Allow what the last compaction mark leaves (at most compactMin slots).
-	if per := (float64(after) - float64(before)) / n; per > 1 {
-		t.Fatalf("%.1f B retained per stopped timer, want at most 1", per)
+	for _, filed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("filed=%v", filed), func(t *testing.T) {
+			w, _ := newManualWheel(t, 0)
+			const n = 100_000
+			f := func() {}
+			w.AfterFunc(time.Hour, f).Stop() // whatever the first timer allocates once
+			w.Sync()
+			gcN(2)
+			before := heapAlloc()
+			ts := make([]*Timer, n)
+			for i := range ts {
+				ts[i] = w.AfterFunc(time.Hour+time.Duration(i)*36*time.Millisecond, f)
+				if !filed {
+					ts[i].Stop()
+				}
+			}
+			if filed {
+				w.Sync() // the intake's lists drained into the store
+				for _, tm := range ts {
+					tm.Stop()
+				}
+			}
+			ts = nil
+			w.Sync()
+			gcN(2)
+			after := heapAlloc()
+			st := w.Stats()
+			if st.Live != 0 || st.Stopped != n+1 || (st.Compacts > 0) != filed {
+				t.Fatalf("stats after %d stops: %+v", n, st)
+			}
+			// Allow what the last compaction mark leaves (at most compactMin slots).
+			if per := (float64(after) - float64(before)) / n; per > 1 {
+				t.Fatalf("%.1f B retained per stopped timer, want at most 1", per)
+			}
+		})
 	}
 }
 
 // TestCompactedWheelFiresTheRest: 20,000 channel timers and AfterFuncs due
-// in [1h, 2h), nine in ten stopped at once (enough for several
-// compactions), and the rest fire exactly once each, in deadline order, at
-// their deadlines, when the clock gets there.
+// in [1h, 2h), nine in ten stopped once the store holds them (enough for
+// several compactions), and the rest fire exactly once each, in deadline
+// order, at their deadlines, when the clock gets there.
 func TestCompactedWheelFiresTheRest(t *testing.T) {
 	w, clk := newManualWheel(t, 64)
 	const n = 20_000
@@ -50,6 +69,7 @@ func TestCompactedWheelFiresTheRest(t *testing.T) {
 		c    <-chan Time
 	}
 	var keep []kept
+	var stop []*Timer
 	var fired []int64
 	var mu sync.Mutex
 	allFired := make(chan struct{})
@@ -60,7 +80,7 @@ func TestCompactedWheelFiresTheRest(t *testing.T) {
 		if i%2 == 0 {
 			tm := w.NewTimer(d)
 			if i%10 != 0 {
-				tm.Stop()
+				stop = append(stop, tm)
 				continue
 			}
 			keep = append(keep, kept{start + int64(d), tm.C})
@@ -75,8 +95,12 @@ func TestCompactedWheelFiresTheRest(t *testing.T) {
 			mu.Unlock()
 		})
 		if i%10 != 1 {
-			tm.Stop()
+			stop = append(stop, tm)
 		}
+	}
+	w.Sync() // the intake's lists drained into the store
+	for _, tm := range stop {
+		tm.Stop()
 	}
 	w.Sync()
 	if st := w.Stats(); st.Compacts == 0 || st.Live != n/5 {

@@ -213,6 +213,7 @@ func (e *entry) unqueue() {
 	case storeHolder:
 		if e.w.store.Remove(e.slot, e) {
 			e.holder = noHolder
+			e.w.noteHole()
 		}
 	case intakeHolder:
 		e.holder = noHolder // the list's reference goes stale
@@ -227,6 +228,6 @@ func (e *entry) disarm() bool {
 		return false
 	}
 	e.pending = false
-	e.w.noteStop()
+	e.w.stopped.add(1)
 	return true
 }

@@ -72,8 +72,9 @@ type Wheel struct {
 	maxBatch int
 
 	// Producers count what they arm and disarm in counters, each P on a
-	// cache line of its own; see live.
-	starts, stopped counter
+	// cache line of its own; see live. holes counts the store slots they
+	// empty (see compact.go).
+	starts, stopped, holes counter
 
 	// The fields above are read by every producer and written by none once
 	// the wheel starts; the driver writes the ones below often. The pads
@@ -129,6 +130,7 @@ func NewWheel(opts Options) (*Wheel, error) {
 		done:     make(chan struct{}),
 		starts:   newCounter(),
 		stopped:  newCounter(),
+		holes:    newCounter(),
 	}
 	w.intake = newIntake(shardCount())
 	if w.maxBatch == 0 {
