@@ -27,6 +27,7 @@ const (
 	gripWeak   uint8 = iota // ref is a weak handle of the channel
 	gripStrong              // ref is the channel itself
 	gripNursed              // ref is the channel itself, and e is on the nursery's list
+	gripListed              // ref is the channel itself, and the intake lists e (see nursery.go)
 )
 
 // The holders an entry can have (entry.holder).
@@ -71,7 +72,7 @@ type entry struct {
 
 	mu      sync.Mutex
 	kind    uint8  // set before the entry is shared
-	grip    uint8  // what ref holds of a channel: gripWeak, gripStrong or gripNursed
+	grip    uint8  // what ref holds of a channel: gripWeak, gripStrong, gripNursed or gripListed
 	pending bool   // armed and neither fired nor stopped
 	holder  uint8  // where the live holder is: noHolder, storeHolder or heapHolder
 	qb      uint32 // the live store holder's bucket (see Wheel.bucketNum)
@@ -194,15 +195,15 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 	old := e.when()
 	e.pending = true
 	e.setWhen(when)
-	e.nurseIfLong(now)
 	switch {
 	case e.holder == storeHolder && e.slot != (stash.Ref{}) && e.w.bucketStart(e.qb, now) <= when:
-		return wasPending
 	case e.holder == intakeHolder && wasPending && when >= old:
-		return wasPending // a listed deadline may only move later
+		// a listed deadline may only move later
+	default:
+		e.unqueue()
+		e.w.place(e, now, procID())
 	}
-	e.unqueue()
-	e.w.place(e, now, procID())
+	e.nurseIfLong(now)
 	return wasPending
 }
 
@@ -217,6 +218,9 @@ func (e *entry) unqueue() {
 		}
 	case intakeHolder:
 		e.holder = noHolder // the list's reference goes stale
+		if e.grip == gripListed {
+			e.grip = gripStrong // and so does its standing for the nursery's
+		}
 	}
 	e.slot = stash.Ref{}
 }

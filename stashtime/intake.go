@@ -36,7 +36,7 @@ type intake struct {
 type intakeShard struct {
 	mu    sync.Mutex
 	list  []*entry
-	spare []*entry     // the list before last, emptied, for reuse
+	spare []*entry    // the list before last, emptied, for reuse
 	some  atomic.Bool // len(list) > 0, for the driver's check before it sleeps
 	_     [128 - 64]byte
 }
@@ -84,6 +84,19 @@ func (in *intake) list(e *entry, p int) int {
 	return r
 }
 
+// close empties the lists of a closed wheel, and stops the nursery's sweep
+// from going through them. Their timers never fire.
+func (in *intake) close() {
+	theNursery.dropIntake(in)
+	for i := range in.shards {
+		s := &in.shards[i]
+		s.mu.Lock()
+		s.list, s.spare = nil, nil
+		s.some.Store(false)
+		s.mu.Unlock()
+	}
+}
+
 // waiting reports whether any timer is listed.
 func (in *intake) waiting() bool {
 	for i := range in.shards {
@@ -116,8 +129,12 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 			if e.holder == intakeHolder {
 				if e.pending {
 					w.file(e, now)
+					if e.grip == gripListed { // the nursery's now (see nursery.go)
+						e.grip = gripNursed
+						theNursery.list(e)
+					}
 				} else {
-					e.holder = noHolder
+					e.unqueue()
 				}
 			}
 			e.unlock()

@@ -2,6 +2,7 @@ package stashtime
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -26,11 +27,25 @@ import (
 // runtime would collect it, and a timer stopped before the next collection
 // never pays for a weak reference. A timer due within weakBeyond keeps its
 // channel until it fires, which it then does soon.
+//
+// A channel timer that the intake lists (see intake.go) is not listed here
+// as well: its place on the intake's list stands in for one here (grip
+// gripListed), and the sweep goes through the intakes' lists too. A timer
+// stopped there is let go at the intake's next drain, not at the next
+// collection, and starting one takes one list's lock, not two. The drain
+// lists here the pending ones it files in the store. Invariant, then: a
+// pending channel timer due beyond weakBeyond from its last arming holds
+// its channel weakly, is listed here, or is listed by an intake, whose
+// wheel is open.
 type nursery struct {
 	shards []nurseryShard // a power of two of them; P ids index them
 	// armed is set while a canary is out: the next collection will run
 	// sweep. A listing arms one if none is.
 	armed atomic.Bool
+
+	mu      sync.Mutex
+	intakes []*intake // of the open wheels
+	buf     []*entry  // the sweep's copy of an intake's list
 }
 
 // A nurseryShard is the list of one P's listings, on lines of its own.
@@ -52,15 +67,22 @@ const weakBeyond = 1 << 30 // about 1.07 s
 
 var theNursery = &nursery{shards: make([]nurseryShard, shardCount())}
 
-// nurseIfLong lists a pending channel timer or ticker whose channel is
-// held strongly and unlisted, unless it is a timer due within weakBeyond of
-// now. e.mu is held.
+// nurseIfLong lists a pending channel timer or ticker, just placed (armed
+// at now), whose channel is held strongly and unlisted, unless it is a
+// timer due within weakBeyond of now. A channel timer on an intake's list
+// is only marked so. e.mu is held.
 func (e *entry) nurseIfLong(now int64) {
-	if e.grip != gripStrong || (e.kind == kindChan && e.when()-now < weakBeyond) {
-		return
+	switch {
+	case e.grip != gripStrong && e.grip != gripListed:
+	case e.kind == kindChan && e.when()-now < weakBeyond:
+		e.grip = gripStrong
+	case e.kind == kindChan && e.holder == intakeHolder:
+		e.grip = gripListed
+		theNursery.arm()
+	default:
+		e.grip = gripNursed
+		theNursery.list(e)
 	}
-	e.grip = gripNursed
-	theNursery.list(e)
 }
 
 // list adds e to the list of the P the caller runs on.
@@ -69,9 +91,29 @@ func (n *nursery) list(e *entry) {
 	s.mu.Lock()
 	s.list = append(s.list, e)
 	s.mu.Unlock()
+	n.arm()
+}
+
+// arm makes sure that the next collection runs sweep.
+func (n *nursery) arm() {
 	if !n.armed.Load() && n.armed.CompareAndSwap(false, true) {
 		armCanary(n)
 	}
+}
+
+// addIntake makes the sweep go through in's lists, until dropIntake.
+func (n *nursery) addIntake(in *intake) {
+	n.mu.Lock()
+	n.intakes = append(n.intakes, in)
+	n.mu.Unlock()
+}
+
+func (n *nursery) dropIntake(in *intake) {
+	n.mu.Lock()
+	if i := slices.Index(n.intakes, in); i >= 0 {
+		n.intakes = slices.Delete(n.intakes, i, i+1)
+	}
+	n.mu.Unlock()
 }
 
 // A canary is an object nothing refers to: its cleanup runs after the next
@@ -87,12 +129,34 @@ func armCanary(n *nursery) {
 // the whole program share, so the sweep gets a goroutine of its own.
 func startSweep(n *nursery) { go n.sweep() }
 
-// sweep runs after a collection. It
-// weakens the references of the listed timers still pending and empties the
-// lists. Listings made while it runs arm a new canary, since armed is
-// cleared first.
+// sweep runs after a collection. It weakens the references of the listed
+// timers still pending and empties its lists, and weakens those of the
+// pending timers the intakes list. Listings made while it runs arm a new
+// canary, since armed is cleared first.
 func (n *nursery) sweep() {
 	n.armed.Store(false)
+	n.mu.Lock() // one sweep at a time goes through the intakes, with buf
+	for _, in := range n.intakes {
+		for i := range in.shards {
+			s := &in.shards[i]
+			s.mu.Lock() // a copy: e.mu is never taken under s.mu
+			n.buf = append(n.buf[:0], s.list...)
+			s.mu.Unlock()
+			for _, e := range n.buf {
+				e.lock()
+				if e.grip == gripListed && e.holder == intakeHolder {
+					e.grip = gripNursed // as if listed here; weaken unlists it
+					e.weaken()
+				}
+				e.unlock()
+			}
+		}
+	}
+	clear(n.buf[:cap(n.buf)])
+	if n.buf = n.buf[:0]; cap(n.buf) > maxSpare {
+		n.buf = nil
+	}
+	n.mu.Unlock()
 	for i := range n.shards {
 		s := &n.shards[i]
 		s.mu.Lock()

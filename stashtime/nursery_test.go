@@ -2,6 +2,7 @@ package stashtime
 
 import (
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,8 +19,8 @@ func gripOf(e *entry) uint8 {
 func wantGrip(t *testing.T, what string, e *entry, want uint8) {
 	t.Helper()
 	if g := gripOf(e); g != want {
-		t.Errorf("%s: grip %d, want %d (gripWeak %d, gripStrong %d, gripNursed %d)",
-			what, g, want, gripWeak, gripStrong, gripNursed)
+		t.Errorf("%s: grip %d, want %d (gripWeak %d, gripStrong %d, gripNursed %d, gripListed %d)",
+			what, g, want, gripWeak, gripStrong, gripNursed, gripListed)
 	}
 }
 
@@ -37,32 +38,44 @@ func collectUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// A pending long timer is weakened after a collection; one stopped before
-// it is dropped from the list still strong, having cost no weak reference;
-// a near one is never listed.
+// A pending long timer is weakened after a collection, whether the intake
+// or the nursery lists it; one stopped before is let go still strong,
+// having cost no weak reference; a near one is never listed.
 func TestNurseryWeakensOnlyPendingTimers(t *testing.T) {
 	w, _ := newManualWheel(t, 0)
-	pending := w.NewTimer(time.Hour)
+	// The intake's drain (in Sync) files the first in the store and lists
+	// it here; the driver sleeps after, and the intake keeps the second.
+	nursed := w.NewTimer(2 * time.Hour)
+	w.Sync()
+	listed := w.NewTimer(time.Hour)
 	stopped := w.NewTimer(time.Hour)
 	near := w.NewTimer(time.Millisecond)
 	tick := w.NewTicker(time.Millisecond)
-	wantGrip(t, "a new hour timer", pending.e, gripNursed)
+	wantGrip(t, "a new hour timer", listed.e, gripListed)
+	wantGrip(t, "a drained hour timer", nursed.e, gripNursed)
 	wantGrip(t, "a new 1 ms timer", near.e, gripStrong)
 	wantGrip(t, "a new ticker", tick.e, gripNursed)
 	stopped.Stop()
-	collectUntil(t, "swept", func() bool { return gripOf(pending.e) != gripNursed })
-	wantGrip(t, "the pending hour timer after a sweep", pending.e, gripWeak)
+	wantGrip(t, "a stopped hour timer", stopped.e, gripStrong)
+	collectUntil(t, "swept", func() bool { return gripOf(nursed.e) != gripNursed })
+	wantGrip(t, "the listed hour timer after a sweep", listed.e, gripWeak)
+	wantGrip(t, "the drained hour timer after a sweep", nursed.e, gripWeak)
 	wantGrip(t, "the pending ticker after a sweep", tick.e, gripWeak)
 	wantGrip(t, "the stopped hour timer after a sweep", stopped.e, gripStrong)
 	wantGrip(t, "the 1 ms timer after a sweep", near.e, gripStrong)
 	// Re-arming an unlisted strong timer far lists it again.
 	stopped.Reset(time.Hour)
 	near.Reset(time.Hour)
-	wantGrip(t, "a stopped timer Reset far", stopped.e, gripNursed)
-	wantGrip(t, "a 1 ms timer Reset far", near.e, gripNursed)
+	wantGrip(t, "a stopped timer Reset far", stopped.e, gripListed)
+	wantGrip(t, "a 1 ms timer Reset far", near.e, gripListed)
+	w.Sync()
+	wantGrip(t, "a stopped timer Reset far, drained", stopped.e, gripNursed)
+	wantGrip(t, "a 1 ms timer Reset far, drained", near.e, gripNursed)
 	// The weakened ones still deliver.
-	if !pending.Reset(time.Millisecond) {
-		t.Error("Reset of the weakened pending timer returned false")
+	for _, tm := range []*Timer{listed, nursed} {
+		if !tm.Reset(time.Millisecond) {
+			t.Error("Reset of a weakened pending timer returned false")
+		}
 	}
 	tick.Stop()
 }
@@ -94,4 +107,28 @@ func TestNurseryAbandonedAfterResetCollected(t *testing.T) {
 		}
 	}()
 	collectUntil(t, "collected", func() bool { return headers.Load() == 2*n })
+}
+
+// A closed wheel's intake is forgotten: the sweep no longer goes through
+// it, and its lists let their timers go.
+func TestNurseryForgetsClosedWheels(t *testing.T) {
+	w, err := NewWheel(Options{Clock: NewManualClock(time.Unix(0, 0))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered := func() bool {
+		theNursery.mu.Lock()
+		defer theNursery.mu.Unlock()
+		return slices.Contains(theNursery.intakes, &w.intake)
+	}
+	w.NewTimer(time.Hour)
+	if !registered() || !w.intake.waiting() {
+		t.Fatal("an open wheel's intake is not registered, or lists nothing")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if registered() || w.intake.waiting() {
+		t.Fatal("a closed wheel's intake is still registered, or still lists a timer")
+	}
 }

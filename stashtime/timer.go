@@ -85,8 +85,8 @@ func (w *Wheel) start(e *entry, now, when int64) {
 	// The entry is left closed (see entry.unlock): the first Reset opens
 	// it, so a timer stopped without one costs no atomic store for it.
 	e.mu.Lock()
-	e.nurseIfLong(now)
 	w.place(e, now, p)
+	e.nurseIfLong(now)
 	e.mu.Unlock()
 	w.wakeIfEarlier(when)
 }

@@ -133,6 +133,7 @@ func NewWheel(opts Options) (*Wheel, error) {
 		holes:    newCounter(),
 	}
 	w.intake = newIntake(shardCount())
+	theNursery.addIntake(&w.intake)
 	if w.maxBatch == 0 {
 		w.maxBatch = 256
 	}
@@ -204,6 +205,7 @@ func (w *Wheel) Close() error {
 	}
 	err := w.poller.Close()
 	<-w.done
+	w.intake.close()
 	return err
 }
 
