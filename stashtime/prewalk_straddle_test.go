@@ -71,9 +71,17 @@ func TestPrewalkStraddle(t *testing.T) {
 	clk.to = base + 3*step/2
 	clk.armed.Store(true)
 	w.poller.Wake() // a pass starts at base-b/4; the clock reads base+300 by its fire loop
+	// Once the pass has read the clock (and made it jump), give it 100 ms
+	// to go wrong: a driver with the bug fires timers[1] (due at base+200)
+	// at once; a correct one waits for Y's lock.
+	for deadline := time.Now().Add(10 * time.Second); clk.armed.Load(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			y.e.mu.Unlock()
+			t.Fatal("no pass read the clock within 10 s")
+		}
+	}
 	time.Sleep(100 * time.Millisecond)
-	k := timers[1]
-	kFired := len(k.C) == 1
+	kFired := len(timers[1].C) == 1
 	y.e.mu.Unlock()
 	if kFired {
 		t.Fatalf("the timer due at base+200 fired, the one due at base+100 had not")
