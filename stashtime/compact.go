@@ -38,7 +38,7 @@ func (w *Wheel) noteHole() {
 	}
 }
 
-// compact compacts the store if enough timers were stopped since the last
+// compact compacts the store if enough slots were emptied since the last
 // time, and sets the next mark.
 func (d *driver) compact() {
 	w := d.w

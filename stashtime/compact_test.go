@@ -149,3 +149,29 @@ func TestCompactedWheelFiresTheRest(t *testing.T) {
 		t.Fatalf("stats at the end: %+v", st)
 	}
 }
+
+// TestHolesCountEmptiedSlots: compaction counts the store slots emptied
+// (by a Stop, or a Reset to an earlier deadline, of a timer the store
+// holds), and nothing for a timer stopped while the intake lists it.
+func TestHolesCountEmptiedSlots(t *testing.T) {
+	w, hp := newHeldWheel(t)
+	f := func() {}
+	a := w.AfterFunc(time.Hour, f)
+	b := w.AfterFunc(time.Hour, f)
+	hp.hold(t, w) // a and b drained into the store; the driver parked
+	if n := w.holes.load(); n != 0 {
+		t.Fatalf("holes at the start: %d", n)
+	}
+	w.AfterFunc(time.Hour, f).Stop() // listed, never filed
+	if n := w.holes.load(); n != 0 {
+		t.Fatalf("holes after stopping a listed timer: %d, want 0", n)
+	}
+	a.Stop()
+	if n := w.holes.load(); n != 1 {
+		t.Fatalf("holes after stopping a filed timer: %d, want 1", n)
+	}
+	b.Reset(time.Minute) // earlier: a new holder, and the old slot emptied
+	if n := w.holes.load(); n != 2 {
+		t.Fatalf("holes after resetting a filed timer earlier: %d, want 2", n)
+	}
+}

@@ -74,7 +74,7 @@ type entry struct {
 	kind    uint8  // set before the entry is shared
 	grip    uint8  // what ref holds of a channel: gripWeak, gripStrong, gripNursed or gripListed
 	pending bool   // armed and neither fired nor stopped
-	holder  uint8  // where the live holder is: noHolder, storeHolder or heapHolder
+	holder  uint8  // where the live holder is: noHolder, storeHolder, heapHolder or intakeHolder
 	qb      uint32 // the live store holder's bucket (see Wheel.bucketNum)
 	// dl is the deadline of the current arming, on the wheel's clock. It
 	// is the only field that changes without mu: while the entry is open
@@ -208,7 +208,8 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 }
 
 // unqueue takes the live store holder out of its slot if it can, so that it
-// costs nothing more. e.mu is held.
+// costs nothing more, or lets a live intake listing go stale (and with it
+// the stand-in for the nursery's listing, gripListed). e.mu is held.
 func (e *entry) unqueue() {
 	switch e.holder {
 	case storeHolder:

@@ -34,11 +34,12 @@ type intake struct {
 
 // An intakeShard is one P's list, on lines of its own.
 type intakeShard struct {
-	mu    sync.Mutex
-	list  []*entry
-	spare []*entry    // the list before last, emptied, for reuse
-	some  atomic.Bool // len(list) > 0, for the driver's check before it sleeps
-	_     [128 - 64]byte
+	mu     sync.Mutex
+	list   []*entry
+	spare  []*entry    // the list before last, emptied, for reuse
+	some   atomic.Bool // len(list) > 0, for the driver's check before it sleeps
+	closed bool        // the wheel is closed: list nothing
+	_      [128 - 64]byte
 }
 
 const (
@@ -55,19 +56,19 @@ func newIntake(shards int) intake {
 const (
 	listed  = iota
 	wake    // listed, and the driver should drain the lists
-	tooSoon // not listed: due before the floor
+	tooSoon // not listed: due before the floor (or the wheel is closed)
 	full    // not listed: the list is full
 )
 
 // list appends e, whose deadline is at least intakeAhead away, to the list
-// of P p, the caller's, unless its deadline is below the floor or the list
-// is full. e.mu is held.
+// of P p, the caller's, unless its deadline is below the floor, the list
+// is full or the wheel is closed. e.mu is held.
 func (in *intake) list(e *entry, p int) int {
 	s := &in.shards[p&(len(in.shards)-1)]
 	s.mu.Lock()
 	r := listed
 	switch {
-	case e.when() < in.floor.Load():
+	case e.when() < in.floor.Load() || s.closed:
 		r = tooSoon
 	case len(s.list) >= intakeCap:
 		r = full
@@ -84,13 +85,15 @@ func (in *intake) list(e *entry, p int) int {
 	return r
 }
 
-// close empties the lists of a closed wheel, and stops the nursery's sweep
-// from going through them. Their timers never fire.
+// close empties the lists of a closed wheel and lists nothing more, and
+// stops the nursery's sweep from going through them. Their timers never
+// fire; the ones started later are filed in the store (and the nursery).
 func (in *intake) close() {
 	theNursery.dropIntake(in)
 	for i := range in.shards {
 		s := &in.shards[i]
 		s.mu.Lock()
+		s.closed = true
 		s.list, s.spare = nil, nil
 		s.some.Store(false)
 		s.mu.Unlock()

@@ -1,8 +1,11 @@
 package stashtime
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stashgo/stash/poller"
 )
 
 // newManualWheel starts a wheel on a manual clock set to the Unix epoch,
@@ -17,4 +20,58 @@ func newManualWheel(t testing.TB, maxBatch int) (*Wheel, *ManualClock) {
 	}
 	t.Cleanup(func() { w.Close() })
 	return w, clk
+}
+
+// A heldPoller parks the driver, while held, at its next Wait: it then
+// runs no pass, so nothing it would do (drain the intake, fire, re-file)
+// happens until release, whatever the test starts meanwhile.
+type heldPoller struct {
+	poller.Poller
+	held    atomic.Bool
+	parked  atomic.Bool
+	release chan struct{}
+}
+
+func (p *heldPoller) Wait(deadline int64) error {
+	if p.held.Load() {
+		p.parked.Store(true)
+		<-p.release
+		p.parked.Store(false)
+	}
+	return p.Poller.Wait(deadline)
+}
+
+// newHeldWheel is newManualWheel with a heldPoller.
+func newHeldWheel(t testing.TB) (*Wheel, *heldPoller) {
+	t.Helper()
+	var hp *heldPoller
+	testPoller = func(c Clock) poller.Poller {
+		hp = &heldPoller{Poller: poller.NewPortable(c), release: make(chan struct{})}
+		return hp
+	}
+	w, _ := newManualWheel(t, 0)
+	testPoller = nil
+	t.Cleanup(func() { hp.unhold() }) // before Close, which runs after (LIFO)
+	return w, hp
+}
+
+// hold makes w run a pass (Sync), then parks the driver at its next Wait
+// and waits until it is parked. It may be called once.
+func (p *heldPoller) hold(t testing.TB, w *Wheel) {
+	t.Helper()
+	w.Sync()
+	p.held.Store(true)
+	p.Poller.Wake() // out of a Wait begun before held, into one that parks
+	for deadline := time.Now().Add(10 * time.Second); !p.parked.Load(); time.Sleep(100 * time.Microsecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the driver did not park within 10 s")
+		}
+	}
+}
+
+// unhold lets the driver go on, for good: a heldPoller holds once.
+func (p *heldPoller) unhold() {
+	if p.held.CompareAndSwap(true, false) {
+		close(p.release)
+	}
 }

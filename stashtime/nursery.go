@@ -139,10 +139,16 @@ func (n *nursery) sweep() {
 	for _, in := range n.intakes {
 		for i := range in.shards {
 			s := &in.shards[i]
+			if !s.some.Load() {
+				continue
+			}
 			s.mu.Lock() // a copy: e.mu is never taken under s.mu
 			n.buf = append(n.buf[:0], s.list...)
 			s.mu.Unlock()
 			for _, e := range n.buf {
+				if e.kind != kindChan { // set before e is shared
+					continue
+				}
 				e.lock()
 				if e.grip == gripListed && e.holder == intakeHolder {
 					e.grip = gripNursed // as if listed here; weaken unlists it

@@ -9,8 +9,8 @@ import (
 // and the intake's lists) so that starting and stopping timers on many
 // cores puts no cache-line transfer between them. Each such structure has
 // shardCount shards, and a goroutine uses the one of its P (procID), masked
-// to the structure's own count. An operation that touches several reads its
-// P once.
+// to the structure's own count. Starting a timer reads its P once for the
+// counter and the intake.
 
 // maxShards bounds the number of shards: P ids past it share them.
 const maxShards = 256

@@ -22,12 +22,18 @@ import (
 // reads the wall clock as well, which costs about as much again.
 //
 // The rule that time.Since reads a bubble's clock by wall readings is Go
-// 1.26's (time.Since checks runtimeIsBubbled); on older toolchains
-// probeOK is false and TimeNow uses time.Now (see timenow_go126.go).
+// 1.26's (time.Since checks runtimeIsBubbled), and it can only be checked
+// inside a bubble, which initialization never is; so TimeNow uses
+// time.Since only on the releases TestTimeNowInsideBubble has passed on
+// (see timenow_go126.go), and time.Now on the others.
 
-// bubbleSince is the least time.Since(probe) that only a bubble can give:
-// 100 years, against the 115 of the earliest fake time.
-const bubbleSince = 100 * 365 * 24 * time.Hour
+// bubbleSince is the least time.Since(probe) taken for a bubble's: 10
+// years. The earliest fake time gives 115; outside a bubble it is the time
+// since the program started. It is set that low so that even a time.Since
+// that subtracted a bubble's fake clock from the base pair's monotonic
+// reading (about 30 years and more, less the machine's uptime) would be
+// told. A program that runs for 10 years hands its timers to package time.
+const bubbleSince = 10 * 365 * 24 * time.Hour
 
 // timeLayout is time.Time's layout, unchanged since Go 1.9.
 type timeLayout struct {

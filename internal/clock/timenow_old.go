@@ -1,7 +1,7 @@
-//go:build !go1.26
+//go:build !go1.26 || go1.27
 
 package clock
 
-// sinceReadsBubbleByWall: before Go 1.26, TimeNow uses time.Now (see
-// timenow.go).
+// sinceReadsBubbleByWall: outside the releases checked (see
+// timenow_go126.go), TimeNow uses time.Now.
 const sinceReadsBubbleByWall = false
