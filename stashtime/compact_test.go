@@ -154,7 +154,7 @@ func TestCompactedWheelFiresTheRest(t *testing.T) {
 // (by a Stop, or a Reset to an earlier deadline, of a timer the store
 // holds), and nothing for a timer stopped while the intake lists it.
 func TestHolesCountEmptiedSlots(t *testing.T) {
-	w, hp := newHeldWheel(t)
+	w, hp, _ := newHeldWheel(t)
 	f := func() {}
 	a := w.AfterFunc(time.Hour, f)
 	b := w.AfterFunc(time.Hour, f)

@@ -173,7 +173,7 @@ func (d *driver) examine(e *entry, b, now, through int64) {
 	case !e.inStore(b):
 		// Stale: the entry has a newer holder.
 	case !e.pending:
-		e.holder = noHolder
+		e.unhold()
 	default:
 		d.refile(e, now, through)
 	}
@@ -204,7 +204,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		return false
 	}
 	if !e.pending {
-		e.holder = noHolder
+		e.unhold()
 		e.unlock()
 		return false
 	}
@@ -215,14 +215,16 @@ func (d *driver) fire(it nearItem, now int64) bool {
 	w.fired.Add(1)
 	switch e.kind {
 	case kindFunc:
-		e.pending, e.holder = false, noHolder
+		e.pending = false
+		e.unhold()
 		w.ended.Add(1)
 		f := e.fn()
 		e.unlock()
 		go call(f)
 		return true
 	case kindChan:
-		e.pending, e.holder = false, noHolder
+		e.pending = false
+		e.unhold()
 		w.ended.Add(1)
 		if c := e.ch(); c != nil {
 			select {
@@ -233,7 +235,8 @@ func (d *driver) fire(it nearItem, now int64) bool {
 	case kindTicker:
 		c := e.ch()
 		if c == nil { // abandoned: the channel has been collected
-			e.pending, e.holder = false, noHolder
+			e.pending = false
+			e.unhold()
 			w.ended.Add(1)
 			break
 		}

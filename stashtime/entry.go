@@ -71,11 +71,14 @@ type entry struct {
 	ref unsafe.Pointer
 
 	mu      sync.Mutex
-	kind    uint8  // set before the entry is shared
-	grip    uint8  // what ref holds of a channel: gripWeak, gripStrong, gripNursed or gripListed
-	pending bool   // armed and neither fired nor stopped
-	holder  uint8  // where the live holder is: noHolder, storeHolder, heapHolder or intakeHolder
-	qb      uint32 // the live store holder's bucket (see Wheel.bucketNum)
+	kind    uint8 // set before the entry is shared
+	grip    uint8 // what ref holds of a channel: gripWeak, gripStrong, gripNursed or gripListed
+	pending bool  // armed and neither fired nor stopped
+	holder  uint8 // where the live holder is: noHolder, storeHolder, heapHolder or intakeHolder
+	// qb is, with a store holder, its bucket (see Wheel.bucketNum); with
+	// an intake holder or none, 1 + the intake shard whose lists hold a
+	// listing of e the drain has not yet met, or 0 (see intake.relist).
+	qb uint32
 	// dl is the deadline of the current arming, on the wheel's clock. It
 	// is the only field that changes without mu: while the entry is open
 	// (see unlock), dl holds the deadline complemented (negative, since
@@ -214,17 +217,23 @@ func (e *entry) unqueue() {
 	switch e.holder {
 	case storeHolder:
 		if e.w.store.Remove(e.slot, e) {
-			e.holder = noHolder
+			e.unhold()
 			e.w.noteHole()
 		}
 	case intakeHolder:
-		e.holder = noHolder // the list's reference goes stale
+		// The listing goes stale, and stays for a later arming to revive
+		// (see intake.relist).
+		e.holder = noHolder
 		if e.grip == gripListed {
 			e.grip = gripStrong // and so does its standing for the nursery's
 		}
 	}
 	e.slot = stash.Ref{}
 }
+
+// unhold records that e has no holder, after a store or heap holder. e.mu
+// is held.
+func (e *entry) unhold() { e.holder, e.qb = noHolder, 0 }
 
 // disarm stops the current arming and reports whether it was pending.
 // e.mu is held.

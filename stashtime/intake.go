@@ -27,6 +27,12 @@ import (
 // A list that grows to intakeWake wakes the driver to drain it; one that
 // is full (the driver cannot keep up) takes no more, and a producer then
 // files its timer in the store itself.
+//
+// A listing outlives a Stop until the drain meets it, and an entry
+// remembers which shard holds it (entry.qb). Arming the timer again far
+// before then revives that listing (relist: the floor check under the
+// list's lock, and no append), so the Stop-then-Reset idiom does not grow
+// the lists or give the drain a listing per Reset.
 type intake struct {
 	floor  atomic.Int64 // no listed deadline is below it
 	shards []intakeShard
@@ -74,12 +80,30 @@ func (in *intake) list(e *entry, p int) int {
 		r = full
 	default:
 		s.list = append(s.list, e)
+		e.qb = uint32(p&(len(in.shards)-1)) + 1
 		switch len(s.list) {
 		case 1:
 			s.some.Store(true)
 		case intakeWake:
 			r = wake
 		}
+	}
+	s.mu.Unlock()
+	return r
+}
+
+// relist lists e again, through the listing of it that the lists of shard
+// i hold and the drain has not yet met (see entry.qb), without appending:
+// it is list without the append. The drain will meet that listing after
+// the caller releases e.mu, before the driver fires anything it would not
+// fire with e freshly listed in shard i. e.mu is held, and e has no
+// holder.
+func (in *intake) relist(e *entry, i int) int {
+	s := &in.shards[i]
+	s.mu.Lock()
+	r := listed
+	if e.when() < in.floor.Load() || s.closed {
+		r = tooSoon
 	}
 	s.mu.Unlock()
 	return r
@@ -129,16 +153,19 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 		s.mu.Unlock()
 		for _, e := range list {
 			e.lock()
-			if e.holder == intakeHolder {
-				if e.pending {
-					w.file(e, now)
-					if e.grip == gripListed { // the nursery's now (see nursery.go)
-						e.grip = gripNursed
-						theNursery.list(e)
-					}
-				} else {
-					e.unqueue()
+			switch {
+			case e.holder == intakeHolder && e.pending:
+				w.file(e, now)
+				if e.grip == gripListed { // the nursery's now (see nursery.go)
+					e.grip = gripNursed
+					theNursery.list(e)
 				}
+			case e.holder == intakeHolder || e.holder == noHolder:
+				// Stopped: nothing to file, and this listing (or a
+				// later one, which then lists e in vain) revives
+				// nothing any more.
+				e.unqueue()
+				e.qb = 0
 			}
 			e.unlock()
 		}
@@ -157,7 +184,13 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 // e.mu is held.
 func (w *Wheel) place(e *entry, now int64, p int) {
 	if e.when()-now >= intakeAhead {
-		switch w.intake.list(e, p) {
+		var r int
+		if e.holder == noHolder && e.qb != 0 { // stopped, still listed
+			r = w.intake.relist(e, int(e.qb-1))
+		} else {
+			r = w.intake.list(e, p)
+		}
+		switch r {
 		case listed:
 			e.holder, e.slot = intakeHolder, stash.Ref{}
 			return

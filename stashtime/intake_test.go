@@ -118,3 +118,94 @@ func TestIntakeFloorLine(t *testing.T) {
 		}
 	}
 }
+
+// listings returns how many listings the intake's lists hold.
+func (in *intake) listings() int {
+	n := 0
+	for i := range in.shards {
+		s := &in.shards[i]
+		s.mu.Lock()
+		n += len(s.list)
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// A timer stopped while listed and armed again far revives its listing
+// instead of appending another, at a later deadline or an earlier one (at
+// or beyond the floor), and fires once, at its last deadline. Once the
+// drain has met the listing, an arming appends a new one.
+func TestIntakeRelist(t *testing.T) {
+	w, hp, clk := newHeldWheel(t)
+	hp.hold(t, w) // the driver drains nothing until unhold
+	start := clk.Now()
+	tm := w.NewTimer(time.Hour)
+	if n := w.intake.listings(); n != 1 {
+		t.Fatalf("%d listings after NewTimer, want 1", n)
+	}
+	for _, d := range []time.Duration{2 * time.Hour, 30 * time.Minute, 45 * time.Minute} {
+		if !tm.Stop() {
+			t.Fatal("Stop of a pending timer returned false")
+		}
+		if tm.Reset(d) {
+			t.Fatal("Reset of a stopped timer returned true")
+		}
+		if n := w.intake.listings(); n != 1 {
+			t.Fatalf("%d listings after Stop and Reset(%v), want 1", n, d)
+		}
+	}
+	hp.unhold()
+	w.Sync() // the drain files the timer, once
+	if n := w.intake.listings(); n != 0 {
+		t.Fatalf("%d listings after the drain, want 0", n)
+	}
+	clk.Set(start + int64(45*time.Minute) - 1)
+	w.Sync()
+	if len(tm.C) != 0 {
+		t.Fatal("fired before its deadline")
+	}
+	clk.Set(start + int64(45*time.Minute))
+	w.Sync()
+	if len(tm.C) != 1 {
+		t.Fatal("did not fire at its deadline")
+	}
+	<-tm.C
+	clk.Set(start + int64(3*time.Hour))
+	w.Sync()
+	if len(tm.C) != 0 {
+		t.Fatal("fired twice")
+	}
+	// The drain met the listing: a new arming lists the timer anew.
+	tm.Reset(time.Hour)
+	tm.Stop()
+	tm.Reset(time.Hour)
+	if n := w.intake.listings(); n > 1 {
+		t.Fatalf("%d listings after a fresh Reset, Stop and Reset, want at most 1", n)
+	}
+	tm.Stop()
+}
+
+// relist lists again only what list would list: at or beyond the floor,
+// and not on a closed wheel's intake.
+func TestIntakeRelistFloorAndClosed(t *testing.T) {
+	w, _ := newManualWheel(t, 0)
+	in := newIntake(1)
+	e := &entry{w: w, kind: kindFunc}
+	e.setWhen(100)
+	in.floor.Store(100)
+	if got := in.list(e, 0); got != listed || e.qb != 1 {
+		t.Fatalf("list = %d, qb %d; want listed, qb 1", got, e.qb)
+	}
+	if got := in.relist(e, 0); got != listed {
+		t.Fatalf("relist at the floor = %d, want listed", got)
+	}
+	in.floor.Store(101)
+	if got := in.relist(e, 0); got != tooSoon {
+		t.Fatalf("relist below the floor = %d, want tooSoon", got)
+	}
+	in.floor.Store(100)
+	in.close()
+	if got := in.relist(e, 0); got != tooSoon {
+		t.Fatalf("relist on a closed intake = %d, want tooSoon", got)
+	}
+}

@@ -42,17 +42,17 @@ func (p *heldPoller) Wait(deadline int64) error {
 }
 
 // newHeldWheel is newManualWheel with a heldPoller.
-func newHeldWheel(t testing.TB) (*Wheel, *heldPoller) {
+func newHeldWheel(t testing.TB) (*Wheel, *heldPoller, *ManualClock) {
 	t.Helper()
 	var hp *heldPoller
 	testPoller = func(c Clock) poller.Poller {
 		hp = &heldPoller{Poller: poller.NewPortable(c), release: make(chan struct{})}
 		return hp
 	}
-	w, _ := newManualWheel(t, 0)
+	w, clk := newManualWheel(t, 0)
 	testPoller = nil
 	t.Cleanup(func() { hp.unhold() }) // before Close, which runs after (LIFO)
-	return w, hp
+	return w, hp, clk
 }
 
 // hold makes w run a pass (Sync), then parks the driver at its next Wait

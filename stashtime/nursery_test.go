@@ -44,7 +44,7 @@ func collectUntil(t *testing.T, what string, cond func() bool) {
 // held while the intake lists, so that it drains nothing the test has not
 // asked it to.
 func TestNurseryWeakensOnlyPendingTimers(t *testing.T) {
-	w, hp := newHeldWheel(t)
+	w, hp, _ := newHeldWheel(t)
 	nursed := w.NewTimer(2 * time.Hour)
 	hp.hold(t, w) // its pass files nursed in the store and lists it here
 	listed := w.NewTimer(time.Hour)
@@ -114,7 +114,7 @@ func TestNurseryAbandonedAfterResetCollected(t *testing.T) {
 // it, its lists let their timers go, and it lists no more (a timer started
 // later is nursed as if filed in the store).
 func TestNurseryForgetsClosedWheels(t *testing.T) {
-	w, hp := newHeldWheel(t)
+	w, hp, _ := newHeldWheel(t)
 	hp.hold(t, w)
 	registered := func() bool {
 		theNursery.mu.Lock()
