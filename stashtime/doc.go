@@ -37,7 +37,8 @@
 // A timer due 67 ms or more ahead is not filed at once: it waits on a list
 // of the P that started it, and the driver files the lists' timers at the
 // start of its next pass. Most such timers are stopped before then and never
-// touch the wheel.
+// touch the wheel; one stopped and armed again before then keeps its place
+// on the list.
 //
 // The process-wide wheel that the package-level functions use starts on
 // first use and is never stopped; NewWheel makes independent ones, on the
