@@ -18,21 +18,21 @@ import (
 //
 // Deadline order holds across the lists: before it drains them, the driver
 // raises the floor to the clock plus intakeAhead, and fires nothing at or
-// beyond the floor in that pass; a producer lists a timer only if its
-// deadline is at or beyond the floor it reads under its list's lock, and a
-// listed timer's deadline only moves later (an earlier Reset takes it off
-// the list). So every listed timer is due after every timer the driver
-// fires before it drains again.
+// beyond the floor in that pass; a producer lists a timer, or keeps or
+// revives a listing with a new deadline (see relist), only if that deadline
+// is at or beyond the floor it reads under the list's lock, and otherwise a
+// listed deadline only moves later. So every listed timer is due after every
+// timer the driver fires before it drains again.
 //
 // A list that grows to intakeWake wakes the driver to drain it; one that
 // is full (the driver cannot keep up) takes no more, and a producer then
 // files its timer in the store itself.
 //
-// A listing outlives a Stop until the drain meets it, and an entry
-// remembers which shard holds it (entry.qb). Arming the timer again far
-// before then revives that listing (relist: the floor check under the
-// list's lock, and no append), so the Stop-then-Reset idiom does not grow
-// the lists or give the drain a listing per Reset.
+// A listing outlives a Stop, or a Reset to an earlier deadline, until the
+// drain meets it, and an entry remembers which shard holds it (entry.qb).
+// Arming the timer again far before then revives that listing (relist: the
+// floor check under the list's lock, and no append), so the Stop-then-Reset
+// idiom does not grow the lists or give the drain a listing per Reset.
 type intake struct {
 	floor  atomic.Int64 // no listed deadline is below it
 	shards []intakeShard

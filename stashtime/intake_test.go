@@ -1,6 +1,7 @@
 package stashtime
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -175,14 +176,66 @@ func TestIntakeRelist(t *testing.T) {
 	if len(tm.C) != 0 {
 		t.Fatal("fired twice")
 	}
-	// The drain met the listing: a new arming lists the timer anew.
-	tm.Reset(time.Hour)
+}
+
+// A timer stopped while listed, whose stale listing the drain then meets,
+// is listed anew by a later Reset, and fires at its deadline.
+func TestIntakeRelistAfterDrain(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	start := clk.Now()
+	tm := w.NewTimer(time.Hour)
 	tm.Stop()
+	w.Sync() // the drain meets the stale listing
 	tm.Reset(time.Hour)
-	if n := w.intake.listings(); n > 1 {
-		t.Fatalf("%d listings after a fresh Reset, Stop and Reset, want at most 1", n)
+	clk.Set(start + int64(time.Hour))
+	w.Sync()
+	if len(tm.C) != 1 {
+		t.Fatal("a timer reset after its stale listing was drained did not fire")
+	}
+}
+
+// Two listings of one timer, in turn stale: the timer is filed once, at its
+// last deadline, and fires once.
+func TestIntakeTwoListings(t *testing.T) {
+	w, hp, clk := newHeldWheel(t)
+	hp.hold(t, w)
+	start := clk.Now()
+	var fired atomic.Int32
+	tm := w.AfterFunc(time.Hour, func() { fired.Add(1) })
+	tm.Stop()
+	tm.Reset(time.Millisecond) // filed in the store: the listing stays
+	tm.Stop()                  // its slot emptied: nothing left to revive
+	tm.Reset(2 * time.Hour)    // listed again
+	if n := w.intake.listings(); n != 2 {
+		t.Fatalf("%d listings, want 2", n)
 	}
 	tm.Stop()
+	tm.Reset(90 * time.Minute) // revives the second
+	if n := w.intake.listings(); n != 2 {
+		t.Fatalf("%d listings after a revival, want 2", n)
+	}
+	hp.unhold()
+	w.Sync()
+	tm.e.lock()
+	holder := tm.e.holder
+	tm.e.unlock()
+	if holder != storeHolder {
+		t.Fatalf("holder %d after the drain, want storeHolder", holder)
+	}
+	clk.Set(start + int64(90*time.Minute) - 1)
+	w.Sync()
+	if fired.Load() != 0 {
+		t.Fatal("fired early")
+	}
+	clk.Set(start + int64(3*time.Hour))
+	w.Sync()
+	waitFor(t, func() bool { return fired.Load() == 1 })
+	if tm.Stop() {
+		t.Fatal("Stop after the firing returned true")
+	}
+	if fired.Load() != 1 {
+		t.Fatalf("fired %d times, want 1", fired.Load())
+	}
 }
 
 // relist lists again only what list would list: at or beyond the floor,
@@ -207,5 +260,16 @@ func TestIntakeRelistFloorAndClosed(t *testing.T) {
 	in.close()
 	if got := in.relist(e, 0); got != tooSoon {
 		t.Fatalf("relist on a closed intake = %d, want tooSoon", got)
+	}
+}
+
+// waitFor waits, for at most 10 s, until cond holds: for callbacks, which
+// run on goroutines of their own.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("not within 10 s")
+		}
 	}
 }
