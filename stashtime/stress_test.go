@@ -99,8 +99,29 @@ func (s *stressWorkload) run(seed uint64, lo stdtime.Time) {
 
 // settle stops every timer and checks the accounts. Values still in a
 // channel are discarded by the Stop, which then returns true.
-func (s *stressWorkload) settle(t *testing.T, funcsDone func()) {
+//
+// With expire (a manual clock), it first moves the clock past every
+// deadline and receives what is waiting: then no timer may be pending any
+// more (a lost timer would be), so every Stop must return false.
+func (s *stressWorkload) settle(t *testing.T, expire, funcsDone func()) {
 	t.Helper()
+	if expire != nil {
+		expire()
+		if funcsDone != nil {
+			funcsDone()
+		}
+		for i, st := range s.timers {
+			if st.tm.C != nil {
+				if _, ok := tryRecv(st.tm.C); ok {
+					st.ends.Add(1)
+				}
+			}
+			if st.tm.Stop() {
+				st.trues.Add(1)
+				t.Errorf("timer %d still pending once every deadline has passed", i)
+			}
+		}
+	}
 	for _, st := range s.timers {
 		if st.tm.Stop() {
 			st.trues.Add(1)
@@ -191,7 +212,7 @@ func TestStressDefaultWheel(t *testing.T) {
 		errs:    make(chan string, 16),
 	}
 	s.run(r.Uint64(), start)
-	s.settle(t, func() { quiesce(&runs) })
+	s.settle(t, nil, func() { quiesce(&runs) })
 	t.Logf("%d f runs; %+v", runs.Load(), stashtime.Default().Stats())
 }
 
@@ -217,7 +238,7 @@ func TestStressManualWheel(t *testing.T) {
 			dur := func(r *rand.Rand) stdtime.Duration {
 				return stdtime.Duration(r.Int64N(c.maxUs))*stdtime.Microsecond + stdtime.Duration(1+r.Int64N(999))
 			}
-			stressManual(t, c.opts, dur, stressWall(), c.maxUs/3, nil)
+			stressManual(t, c.opts, dur, stdtime.Duration(c.maxUs+1)*stdtime.Microsecond, stressWall(), c.maxUs/3, nil)
 		})
 	}
 }
@@ -227,7 +248,7 @@ func TestStressManualWheel(t *testing.T) {
 // goroutine advances by up to maxStepUs µs at a time, for wall; during
 // calls between collections, if not nil. Then it settles the accounts.
 func stressManual(t *testing.T, opts stashtime.Options, dur func(*rand.Rand) stdtime.Duration,
-	wall stdtime.Duration, maxStepUs int64, during func(),
+	maxDur, wall stdtime.Duration, maxStepUs int64, during func(),
 ) {
 	r := testRand(t)
 	m := newManualWheel(t, opts)
@@ -261,7 +282,7 @@ func stressManual(t *testing.T, opts stashtime.Options, dur func(*rand.Rand) std
 	close(quit)
 	<-done
 	stopAdvancing()
-	s.settle(t, func() { quiesce(&runs) })
+	s.settle(t, func() { m.advance(maxDur) }, func() { quiesce(&runs) })
 	t.Logf("%d f runs; %+v", runs.Load(), m.Stats())
 }
 
@@ -408,7 +429,7 @@ func TestStressOpenChanTimers(t *testing.T) {
 		stdtime.Sleep(2 * stdtime.Millisecond)
 	}
 	for _, opts := range []stashtime.Options{{}, {MaxBatch: 2}} {
-		stressManual(t, opts, dur, 2*stressWall(), 400_000, collect)
+		stressManual(t, opts, dur, 3101*stdtime.Millisecond, 2*stressWall(), 400_000, collect)
 	}
 }
 
