@@ -40,12 +40,13 @@ type intake struct {
 
 // An intakeShard is one P's list, on lines of its own.
 type intakeShard struct {
-	mu     sync.Mutex
-	list   []*entry
-	spare  []*entry    // the list before last, emptied, for reuse
-	some   atomic.Bool // len(list) > 0, for the driver's check before it sleeps
-	closed bool        // the wheel is closed: list nothing
-	_      [128 - 64]byte
+	mu      sync.Mutex
+	list    []*entry
+	spare   []*entry    // the list before last, emptied, for reuse
+	some    atomic.Bool // len(list) > 0, for the driver's check before it sleeps
+	closed  bool        // the wheel is closed: list nothing
+	revived int         // relists since the last drain
+	_       [128 - 72]byte
 }
 
 const (
@@ -102,8 +103,16 @@ func (in *intake) relist(e *entry, i int) int {
 	s := &in.shards[i]
 	s.mu.Lock()
 	r := listed
-	if e.when() < in.floor.Load() || s.closed {
+	switch {
+	case e.when() < in.floor.Load() || s.closed:
 		r = tooSoon
+	default:
+		// As many relists as a list's intakeWake listings wake the
+		// driver too: a timer reset again and again before the drain
+		// meets its listing is filed then, and re-armed in place after.
+		if s.revived++; s.revived == intakeWake {
+			r = wake
+		}
 	}
 	s.mu.Unlock()
 	return r
@@ -143,6 +152,7 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 	for i := range in.shards {
 		s := &in.shards[i]
 		s.mu.Lock() // even for an empty list: see list's check of the floor
+		s.revived = 0
 		if len(s.list) == 0 {
 			s.mu.Unlock()
 			continue
