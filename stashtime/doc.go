@@ -18,11 +18,11 @@
 // Timers live in a lock-free hierarchical timer wheel (package
 // internal/stash) driven by one goroutine locked to an OS thread, which
 // sleeps to the nanosecond (package poller: timerfd and epoll on Linux).
-// Starting, stopping and resetting a timer take no lock that other
-// producers take: a producer files the timer with a few atomic operations
-// (or lists it on its P's list, which only the driver also locks) and
-// touches only the timer's own small lock. The driver alone walks the wheel, fires what is due in
-// deadline order, and reclaims what it has passed.
+// Starting, stopping and resetting a timer take the timer's own small lock
+// and at most one per-P list lock: a producer files the timer with a few
+// atomic operations, or lists it on its P's list, which the driver drains.
+// The driver alone walks the wheel, fires what is due in deadline order,
+// and reclaims what it has passed.
 //
 // A timer is filed at a key no later than its deadline: its deadline if that
 // is near, else one to two grains before it, on a multiple of a grain of a
@@ -55,18 +55,23 @@
 //     call returns.
 //   - GODEBUG=asynctimerchan=1 does not apply: the Go 1.23 semantics always
 //     do.
-//   - Timers made inside a testing/synctest bubble are package time's
-//     timers, so they run on the bubble's fake clock.
-//   - The Time values sent carry a monotonic reading exact to the
-//     nanosecond; their wall-clock part follows the monotonic clock from
-//     the wheel's start rather than the wall clock's later adjustments.
+//   - Timers made by the package-level functions inside a testing/synctest
+//     bubble are package time's timers, so they run on the bubble's fake
+//     clock; a first call of Default inside one panics.
+//   - The Time values sent carry the monotonic deadline, late by at most a
+//     few nanoseconds, never early; their wall-clock part follows the
+//     monotonic clock from the program's start rather than the wall clock's
+//     later adjustments.
 //   - The driver's goroutine shows up in goroutine dumps and leak checkers
-//     (go.uber.org/goleak: IgnoreTopFunction on (*Wheel).run).
+//     (go.uber.org/goleak: IgnoreAnyFunction on (*Wheel).run).
+//   - *Timer and *Ticker are this package's own types, not package time's.
 //   - An abandoned channel timer is collected one collection later than
-//     package time collects it. Until its deadline passes it leaves an
-//     8-byte slot in the wheel, one due within about 69 s also its 48-byte
-//     entry, and one due within about 1 s its channel too.
+//     package time collects it. It leaves an 8-byte slot in the wheel until
+//     a compaction or the walk reclaims it; one due within about 69 s also
+//     its 48-byte entry until its deadline, and one due within about 1 s its
+//     channel too.
 //   - With no timer armed, the driver parks on a Go channel within about
 //     two seconds, so a deadlock is reported that much later than with
-//     package time.
+//     package time; while channel timers nobody receives from are pending,
+//     only after they fire.
 package stashtime

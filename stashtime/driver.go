@@ -21,9 +21,9 @@ import (
 // deadline order, what the heap holds that is due. A pass walks and fires
 // at most MaxBatch timers; when the walk stops early it fires only what lies
 // below the store's StopFloor, so deadline order holds across batches. After
-// the last pass it cleans what the walk passed, compacts what stopped timers
-// emptied (see compaction), finds the next deadline, publishes it, checks
-// again, and sleeps.
+// the last pass it cleans what the walk passed, compacts the slots that
+// Stop and Reset emptied (see compaction), finds the next deadline,
+// publishes it, checks again, and sleeps.
 //
 // A bucket whose backlog would take long to walk is pre-walked: from shortly
 // before it starts, the passes walk it too and move the holders due in it

@@ -59,7 +59,7 @@ func (r *burstRound) run(lead time.Duration, afterFunc func(Duration, func())) (
 }
 
 // BenchmarkBurst schedules n AfterFuncs due at one instant and reports how
-// late the first and the last callback ran (mean over b.N rounds). The
+// late the first and the last callback ran (medians over b.N rounds). The
 // deadline is lead ahead of the first AfterFunc call: 75 ms per 100,000
 // timers, or three times what scheduling took in the previous round
 // (a warm-up round, not counted, measures it first) if that is more, so

@@ -17,7 +17,7 @@ type Stats struct {
 	Overflow int   // deadlines waiting beyond the store's span
 	Walks    int64 // driver passes
 	Cleans   int64 // store reclamations
-	Compacts int64 // compactions of the slots stopped timers emptied
+	Compacts int64 // compactions of the store slots that Stop and Reset emptied
 	// Waits of the driver's poller that failed. None is known to; after
 	// one the driver polls the clock every millisecond instead.
 	PollerErrors int64
