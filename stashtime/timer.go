@@ -80,15 +80,44 @@ func (w *Wheel) start(e *entry, now, when int64) {
 	e.setWhen(when)
 	p := procID()
 	w.starts.addOn(p, 1)
-	// file records the slot after the store has published e, and from
-	// then on the driver may meet e and rewrite its holder under e.mu.
 	// The entry is left closed (see entry.unlock): the first Reset opens
 	// it, so a timer stopped without one costs no atomic store for it.
+	if (e.kind == kindFunc || e.kind == kindChan) && when-now >= intakeAhead && w.listNew(e, now, when, p) {
+		return
+	}
+	// file records the slot after the store has published e, and from
+	// then on the driver may meet e and rewrite its holder under e.mu.
 	e.mu.Lock()
 	w.place(e, now, p)
 	e.nurseIfLong(now)
 	e.mu.Unlock()
 	w.wakeIfEarlier(when)
+}
+
+// listNew lists a new timer or channel timer in the intake, complete, as
+// place and nurseIfLong would, and reports whether it did. It takes no
+// lock of e: the listing publishes e, under the list's lock, and e is not
+// touched after it.
+func (w *Wheel) listNew(e *entry, now, when int64, p int) bool {
+	nursed := e.kind == kindChan && when-now >= weakBeyond
+	grip := e.grip
+	e.holder = intakeHolder
+	if nursed {
+		e.grip = gripListed
+	}
+	r := w.intake.list(e, p)
+	if r != listed && r != wake {
+		e.holder, e.grip = noHolder, grip // never published
+		return false
+	}
+	if nursed {
+		theNursery.arm()
+	}
+	if r == wake {
+		w.wakeIfEarlier(now) // for the driver to drain the lists
+	}
+	w.wakeIfEarlier(when)
+	return true
 }
 
 // Stop prevents the Timer from firing. It returns true if the call stops
