@@ -44,7 +44,7 @@ func (e *entry) isChan() bool { return e.kind == kindChan }
 // An entry is one timer as the wheel sees it. The store holds *entry values.
 //
 // Every field below mu but dl is guarded by mu, taken with lock and
-// released with unlock. Producers (Reset, Stop) and the driver (which
+// released with unlock, once the entry is shared (see Wheel.listNew). Producers (Reset, Stop) and the driver (which
 // fires) take it for a few instructions; a Reset to a later deadline of a
 // pending timer does not take it at all (see unlock). For channel timers
 // the firing send and Stop/Reset's drain also happen under it, so a value

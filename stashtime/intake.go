@@ -69,7 +69,7 @@ const (
 
 // list appends e, whose deadline is at least intakeAhead away, to the list
 // of P p, the caller's, unless its deadline is below the floor, the list
-// is full or the wheel is closed. e.mu is held.
+// is full or the wheel is closed. e.mu is held, or e is not yet shared.
 func (in *intake) list(e *entry, p int) int {
 	s := &in.shards[p&(len(in.shards)-1)]
 	s.mu.Lock()

@@ -273,3 +273,60 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// lockedStart is start without listNew: its locked path, for every timer.
+func (w *Wheel) lockedStart(e *entry, now, when int64) {
+	e.pending = true
+	e.setWhen(when)
+	p := procID()
+	w.starts.addOn(p, 1)
+	e.mu.Lock()
+	w.place(e, now, p)
+	e.nurseIfLong(now)
+	e.mu.Unlock()
+	w.wakeIfEarlier(when)
+}
+
+// A new timer listed without its lock (listNew) ends in the state the
+// locked path gives it, for func and channel timers on both sides of
+// intakeAhead and weakBeyond.
+func TestListNewAsLocked(t *testing.T) {
+	w, hp, clk := newHeldWheel(t)
+	hp.hold(t, w) // nothing drains the listings meanwhile
+	type state struct {
+		pending        bool
+		holder, grip   uint8
+		qb             uint32
+		dl             int64
+		slotZero, open bool
+	}
+	stateOf := func(e *entry) state {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		qb := e.qb
+		if e.holder == intakeHolder && qb != 0 {
+			qb = 1 // a listing recorded; its shard depends on the P
+		}
+		return state{e.pending, e.holder, e.grip, qb, e.dl.Load(), e.slot == (stash.Ref{}), e.dl.Load() < 0}
+	}
+	for _, kind := range []uint8{kindFunc, kindChan} {
+		for _, d := range []time.Duration{intakeAhead - 1, intakeAhead, weakBeyond - 1, weakBeyond, time.Hour} {
+			mk := func() *entry {
+				e := &entry{w: w, kind: kind}
+				if kind == kindChan {
+					e.holdCh(make(chan Time, 1))
+				} else {
+					e.setFn(func() {})
+				}
+				return e
+			}
+			now := clk.Now()
+			a, b := mk(), mk()
+			w.start(a, now, deadline(now, d))
+			w.lockedStart(b, now, deadline(now, d))
+			if sa, sb := stateOf(a), stateOf(b); sa != sb {
+				t.Errorf("kind %d, d %v: listed without the lock %+v, with it %+v", kind, d, sa, sb)
+			}
+		}
+	}
+}
