@@ -86,9 +86,7 @@ func TestIntakeStartAndStop(t *testing.T) {
 	w, _ := newManualWheel(t, 0)
 	tm := w.AfterFunc(time.Hour, func() {})
 	w.Sync()
-	tm.e.lock()
-	h := tm.e.holder
-	tm.e.unlock()
+	h := holderOf(tm.e)
 	if h != storeHolder {
 		t.Errorf("holder after a pass: %d, want storeHolder", h)
 	}
@@ -96,9 +94,7 @@ func TestIntakeStartAndStop(t *testing.T) {
 		t.Error("Stop of a pending timer returned false")
 	}
 	near := w.AfterFunc(intakeAhead-1, func() {})
-	near.e.lock()
-	h = near.e.holder
-	near.e.unlock()
+	h = holderOf(near.e)
 	if h != storeHolder {
 		t.Errorf("a timer due within intakeAhead: holder %d, want storeHolder", h)
 	}
@@ -216,10 +212,7 @@ func TestIntakeTwoListings(t *testing.T) {
 	}
 	hp.unhold()
 	w.Sync()
-	tm.e.lock()
-	holder := tm.e.holder
-	tm.e.unlock()
-	if holder != storeHolder {
+	if holder := holderOf(tm.e); holder != storeHolder {
 		t.Fatalf("holder %d after the drain, want storeHolder", holder)
 	}
 	clk.Set(start + int64(90*time.Minute) - 1)
@@ -329,4 +322,11 @@ func TestListNewAsLocked(t *testing.T) {
 			}
 		}
 	}
+}
+
+// holderOf reads e.holder under e.mu.
+func holderOf(e *entry) uint8 {
+	e.lock()
+	defer e.unlock()
+	return e.holder
 }
