@@ -94,7 +94,7 @@ func (w *Wheel) start(e *entry, now, when int64) {
 	w.wakeIfEarlier(when)
 }
 
-// listNew lists a new timer or channel timer in the intake, complete, as
+// listNew lists a new func or channel timer in the intake, complete, as
 // place and nurseIfLong would, and reports whether it did. It takes no
 // lock of e: the listing publishes e, under the list's lock, and e is not
 // touched after it.
