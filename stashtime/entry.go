@@ -200,7 +200,7 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 	e.setWhen(when)
 	switch {
 	case e.holder == storeHolder && e.slot != (stash.Ref{}) && e.w.bucketStart(e.qb, now) <= when:
-	case e.holder == intakeHolder && wasPending && when >= old:
+	case e.holder == intakeHolder && when >= old:
 		// a listed deadline may only move later
 	default:
 		e.unqueue()
