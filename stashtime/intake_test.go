@@ -9,13 +9,21 @@ import (
 	"github.com/stashgo/stash/internal/stash"
 )
 
+// newLoneIntake returns an intake of one shard, unregistered, with its
+// floor at 100, and a func timer's entry due then.
+func newLoneIntake(t *testing.T) (*intake, *entry) {
+	w, _ := newManualWheel(t, 0)
+	in := newIntake(1)
+	in.floor.Store(100)
+	e := &entry{w: w, kind: kindFunc}
+	e.setWhen(100)
+	return &in, e
+}
+
 // A producer lists a timer only at or beyond the floor, and only while its
 // list has room; the list that reaches intakeWake asks for the driver.
 func TestIntakeListFloorAndCap(t *testing.T) {
-	w, _ := newManualWheel(t, 0)
-	in := newIntake(1)
-	e := &entry{w: w, kind: kindFunc}
-	e.setWhen(100)
+	in, e := newLoneIntake(t)
 	in.floor.Store(101)
 	if got := in.list(e, 0); got != tooSoon {
 		t.Fatalf("deadline below the floor: list = %d, want tooSoon", got)
@@ -234,11 +242,7 @@ func TestIntakeTwoListings(t *testing.T) {
 // relist lists again only what list would list: at or beyond the floor,
 // and not on a closed wheel's intake.
 func TestIntakeRelistFloorAndClosed(t *testing.T) {
-	w, _ := newManualWheel(t, 0)
-	in := newIntake(1)
-	e := &entry{w: w, kind: kindFunc}
-	e.setWhen(100)
-	in.floor.Store(100)
+	in, e := newLoneIntake(t)
 	if got := in.list(e, 0); got != listed || e.qb != 1 {
 		t.Fatalf("list = %d, qb %d; want listed, qb 1", got, e.qb)
 	}
