@@ -118,8 +118,9 @@ func (s *Store[T]) salvage(c unsafe.Pointer, d int) {
 }
 
 // drain moves the overflow area into the tree when the tree can take a key
-// in it, oldest first, so values at one key keep their order. What still
-// does not fit goes back. It reports whether it moved anything.
+// in it, oldest first, so values at one key that all waited there keep
+// their order. What still does not fit goes back. It reports whether it
+// moved anything.
 func (s *Store[T]) drain() bool {
 	m := s.ov.min.Load()
 	if s.ov.empty() || m > s.top(s.fv.Load()) {

@@ -60,6 +60,17 @@
 //     walk (which returns it), a producer taking it back from a detached
 //     subtree, Clean's salvage, or Remove (the owner of a Ref withdrawing
 //     it before the walk comes). Empty slots are never reused.
+//   - Insertion order within a bucket. A leaf is append-only, so values at
+//     one key come out in the order their slots were reserved: a value
+//     added after another's Add returned comes after it. Two paths file a
+//     value after its Add returned, and a value at its key that goes
+//     straight into the tree meanwhile may come first: the overflow area,
+//     whose values enter the tree at a drain (a walk moves the horizon
+//     before it drains), and Clean's salvage of a late value. Keeping the
+//     order there too would send every producer to the overflow area while
+//     a drain runs; no timer needs it (time orders nothing among equal
+//     deadlines), and only keys behind FirstValid or near the far end of
+//     the span take either path.
 //   - Compaction ahead of the walk. Compact unlinks a leaf segment only when
 //     every slot in it is empty, never the walk's segment nor the newest, so
 //     no producer can still write there; the walk steps over the gap.

@@ -93,7 +93,9 @@ func (s *Store[T]) OverflowMin() (key uint64, ok bool) {
 func (s *Store[T]) StopFloor() uint64 { return s.stopFloor }
 
 // Add stores v at key. It never blocks and may run concurrently with any
-// other method. Values at one key are walked in the order they were added.
+// other method. Values at one key are walked in the order they were added,
+// but for one that the overflow area or Clean's salvage filed late (see
+// "Insertion order within a bucket" in the package documentation).
 // Add panics if v is nil.
 //
 // Add returns a Ref to the slot v went to, with which Remove can take v out
