@@ -42,6 +42,9 @@ type nursery struct {
 	// armed is set while a canary is out: the next collection will run
 	// sweep. A listing arms one if none is.
 	armed atomic.Bool
+	// begun and done count the sweeps started and finished, so that a
+	// test can tell whether one ran while it looked.
+	begun, done atomic.Uint64
 
 	mu      sync.Mutex
 	intakes []*intake // of the open wheels
@@ -134,6 +137,8 @@ func startSweep(n *nursery) { go n.sweep() }
 // pending timers the intakes list. Listings made while it runs arm a new
 // canary, since armed is cleared first.
 func (n *nursery) sweep() {
+	n.begun.Add(1)
+	defer n.done.Add(1)
 	n.armed.Store(false)
 	n.mu.Lock() // one sweep at a time goes through the intakes, with buf
 	for _, in := range n.intakes {
