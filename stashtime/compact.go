@@ -16,23 +16,23 @@ const compactMin = 4096
 
 // compaction is the bookkeeping for it. Wheel.holes is a counter whose
 // cells every emptied slot adds to; each cell reports to holes once per
-// stopBatch of its own, so the mark is checked against a shared word only
-// that often, and lags the true count by less than stopBatch a cell.
+// holeBatch of its own, so the mark is checked against a shared word only
+// that often, and lags the true count by less than holeBatch a cell.
 type compaction struct {
 	holes atomic.Int64 // emptied slots reported by the cells
 	at    atomic.Int64 // the reported count at which to compact next
 	woken atomic.Bool  // a report past at has woken the driver for it
 }
 
-const stopBatch = 64
+const holeBatch = 64
 
 // noteHole records one more emptied slot and wakes the driver once the
 // reported count reaches the mark.
 func (w *Wheel) noteHole() {
-	if w.holes.add(1)%stopBatch != 0 {
+	if w.holes.add(1)%holeBatch != 0 {
 		return
 	}
-	n := w.compaction.holes.Add(stopBatch)
+	n := w.compaction.holes.Add(holeBatch)
 	if n >= w.compaction.at.Load() && w.compaction.woken.CompareAndSwap(false, true) {
 		w.poller.Wake()
 	}
