@@ -200,13 +200,11 @@ func (w *Wheel) place(e *entry, now int64, p int) {
 		} else {
 			r = w.intake.list(e, p)
 		}
-		switch r {
-		case listed:
+		if r == listed || r == wake {
 			e.holder, e.slot = intakeHolder, stash.Ref{}
-			return
-		case wake:
-			e.holder, e.slot = intakeHolder, stash.Ref{}
-			w.wakeIfEarlier(now) // for the driver to drain the lists
+			if r == wake {
+				w.wakeIfEarlier(now) // for the driver to drain the lists
+			}
 			return
 		}
 	}
