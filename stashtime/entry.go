@@ -192,8 +192,10 @@ func (e *entry) inHeap(key int64) bool {
 // held.
 func (e *entry) arm(now, when int64) (wasPending bool) {
 	wasPending = e.pending
+	p := -1 // the caller's P, read once, when needed
 	if !wasPending {
-		e.w.starts.add(1)
+		p = procID()
+		e.w.starts.addOn(p, 1)
 	}
 	old := e.when()
 	e.pending = true
@@ -204,7 +206,10 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 		// a listed deadline may only move later
 	default:
 		e.unqueue()
-		e.w.place(e, now, procID())
+		if p < 0 {
+			p = procID()
+		}
+		e.w.place(e, now, p)
 	}
 	e.nurseIfLong(now)
 	return wasPending
