@@ -18,9 +18,10 @@
 // Timers live in a lock-free hierarchical timer wheel (package
 // internal/stash) driven by one goroutine locked to an OS thread, which
 // sleeps to the nanosecond (package poller: timerfd and epoll on Linux).
-// Starting, stopping and resetting a timer take the timer's own small lock
-// and at most one per-P list lock: a producer files the timer with a few
-// atomic operations, or lists it on its P's list, which the driver drains.
+// Starting, stopping and resetting a timer take at most the timer's own
+// small lock and one per-P list lock (starting a ticker, two): a producer
+// files the timer with a few atomic operations, or lists it on its P's
+// list, which the driver drains.
 // The driver alone walks the wheel, fires what is due in deadline order,
 // and reclaims what it has passed.
 //
@@ -30,7 +31,10 @@
 // and the walk meets them well before they are due. When the walk meets a
 // timer early it files it again, closer. Pushing a pending deadline later
 // (the idle-deadline pattern) is therefore one CAS on the timer's deadline,
-// taking no lock: the timer is re-filed, once, when its old key comes.
+// taking no lock, for an AfterFunc timer or a channel timer armed a second
+// or more ahead, once a Reset or the driver has filed it (the first Reset
+// after a start takes the lock): the timer is re-filed, once, when its old
+// key comes.
 // Timers due within the bucket the clock is in wait in the driver's small
 // heap, which fires them at their exact deadline.
 //
