@@ -11,18 +11,22 @@
 #   bash bench/interleave.sh ./stashtime 'AfterFuncStop$|NewTimerStop$|ResetLater|StopReset'
 #
 # PKG defaults to ./stashtime and REGEX to '.'; ROUNDS (default 8) and
-# BENCHTIME (default 0.3s) set the rounds and each sample's -benchtime.
+# BENCHTIME (default 0.3s) set the rounds and each sample's -benchtime, and
+# UNIT (default ns/op) the metric compared (B/timer, say): a case that does
+# not report it, as Drain and BytesPerTimer do not report ns/op, is left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkg=${1:-./stashtime}
 regex=${2:-.}
 rounds=${ROUNDS:-8}
+unit=${UNIT:-ns/op}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go test -c -o "$tmp/pkg.test" "$pkg"
 for i in $(seq "$rounds"); do
 	(cd "$pkg" && "$tmp/pkg.test" -test.run '^$' -test.bench "$regex" \
-		-test.benchtime "${BENCHTIME:-0.3s}") | awk -v r="$i" '/^Benchmark/ { print r, $1, $3 }' >>"$tmp/samples"
+		-test.benchtime "${BENCHTIME:-0.3s}") |
+		awk -v r="$i" -v u="$unit" '/^Benchmark/ { for (f = 3; f < NF; f += 2) if ($(f + 1) == u) print r, $1, $f }' >>"$tmp/samples"
 done
 printf "%-48s %10s %10s %8s %s\n" case baseline stash ratio range
 awk '
@@ -33,7 +37,7 @@ function median(s,    n, a, i, j, t) {
 }
 {
 	name = $2; sub(/-[0-9]+$/, "", name)
-	impl = name; sub(/.*\/impl=/, "", impl); sub(/\/impl=[a-z]+$/, "", name)
+	impl = name; sub(/.*\/impl=/, "", impl); sub(/\/impl=[^\/]+$/, "", name)
 	v[name, impl, $1] = $3; cases[name] = 1; impls[name, impl] = 1; rounds[$1] = 1
 }
 END {
@@ -42,6 +46,7 @@ END {
 		bs = ""; ss = ""; rs = ""; lo = 1e18; hi = 0
 		for (r in rounds) if ((c, base, r) in v && (c, "stash", r) in v) {
 			b = v[c, base, r]; s = v[c, "stash", r]
+			if (s <= 0) continue
 			bs = bs " " b; ss = ss " " s; q = b / s; rs = rs " " q
 			if (q < lo) lo = q
 			if (q > hi) hi = q
