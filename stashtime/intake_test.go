@@ -90,21 +90,35 @@ func TestIntakeDrain(t *testing.T) {
 }
 
 // A timer due far enough ahead is listed when it starts, and reaches the
-// store by the next pass; stopped first, it never does.
+// store by the next pass; stopped first, it never does. The driver is held
+// until the checks of the listings are done.
 func TestIntakeStartAndStop(t *testing.T) {
-	w, _ := newManualWheel(t, 0)
+	w, hp, _ := newHeldWheel(t)
+	hp.hold(t, w)
 	tm := w.AfterFunc(time.Hour, func() {})
+	early := w.AfterFunc(time.Hour, func() {})
+	if h := holderOf(tm.e); h != intakeHolder {
+		t.Errorf("holder of a new hour timer: %d, want intakeHolder", h)
+	}
+	if !early.Stop() {
+		t.Error("Stop of a listed timer returned false")
+	}
+	hp.unhold()
 	w.Sync()
-	h := holderOf(tm.e)
-	if h != storeHolder {
+	if h := holderOf(tm.e); h != storeHolder {
 		t.Errorf("holder after a pass: %d, want storeHolder", h)
+	}
+	if h := holderOf(early.e); h != noHolder {
+		t.Errorf("holder of the timer stopped before the pass: %d, want noHolder", h)
+	}
+	if n := w.holes.load(); n != 0 {
+		t.Errorf("the timer stopped while listed emptied %d store slots, want 0", n)
 	}
 	if !tm.Stop() {
 		t.Error("Stop of a pending timer returned false")
 	}
 	near := w.AfterFunc(intakeAhead-1, func() {})
-	h = holderOf(near.e)
-	if h != storeHolder {
+	if h := holderOf(near.e); h != storeHolder {
 		t.Errorf("a timer due within intakeAhead: holder %d, want storeHolder", h)
 	}
 	near.Stop()
@@ -324,7 +338,11 @@ func TestListNewAsLocked(t *testing.T) {
 			a, b := mk(), mk()
 			w.start(a, now, deadline(now, d))
 			w.lockedStart(b, now, deadline(now, d))
-			if sa, sb := stateOf(a), stateOf(b); sa != sb {
+			sa, sb := stateOf(a), stateOf(b)
+			if d >= intakeAhead && sa.holder != intakeHolder {
+				t.Errorf("kind %d, d %v: holder %d, want intakeHolder", kind, d, sa.holder)
+			}
+			if sa != sb {
 				if sweptSince(mark) {
 					t.Skip("a sweep the test did not ask for ran, after a collection from before it")
 				}
