@@ -56,9 +56,7 @@ func TestPrewalkStraddle(t *testing.T) {
 	w.Sync()
 	w0 := w.Stats().Walks
 	clk.Set(base - 3*b/4) // the pre-walk window
-	for w.Stats().Walks < w0+n/maxBatch {
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, func() bool { return w.Stats().Walks >= w0+n/maxBatch }) // the pre-walk's passes
 	w.Sync()
 	now = clk.Now()
 	// Filed after the pre-walk into the bucket's leaf: due between

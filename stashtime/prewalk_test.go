@@ -10,11 +10,11 @@ import (
 // TestPrewalk: 5,000 channel timers with distinct deadlines in one bucket,
 // filed out of deadline order, on a manual clock with MaxBatch 16. The
 // driver sees the first few timers filed, and the rest are filed without
-// waking it. It looks at the bucket again before the clock comes near
-// (maxAhead before it for one timer 900 ms ahead, halfway for a growing
-// backlog 100 ms ahead), pre-walks it on its own once the clock enters the
-// window before it (walking it then takes hundreds of passes), and fires
-// nothing early. When the first deadline comes, the timer due then fires
+// waking it. It looks at the bucket again maxAhead before it (checked for
+// the timers 900 ms ahead; for a growing backlog it also looks halfway,
+// which depends on what its last look saw and is not checked), pre-walks it
+// on its own once the clock enters the window before it (walking it then
+// takes hundreds of passes), and fires nothing early. When the first deadline comes, the timer due then fires
 // within a few passes; every timer, including one stopped and one reset
 // while pre-walked and two added after the pre-walk (one due before the
 // bucket), fires exactly once, in deadline order, at its deadline.
@@ -74,6 +74,10 @@ func testPrewalk(t *testing.T, lead time.Duration, first int) {
 	fired := func() int64 { return w.Stats().Fired }
 
 	w0 := walks()
+	if int64(lead) > maxAhead {
+		clk.Set(base - maxAhead)
+		waitWalks(w0+1, "the driver did not look at the bucket maxAhead before it")
+	}
 	clk.Set(base - 2*b)
 	waitSync() // a pass at base-2b, whether or not the driver planned one
 	if d := walks() - w0; d >= n/maxBatch/4 {
