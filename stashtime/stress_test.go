@@ -429,7 +429,9 @@ func TestStressOpenChanTimers(t *testing.T) {
 		stdtime.Sleep(2 * stdtime.Millisecond)
 	}
 	for _, opts := range []stashtime.Options{{}, {MaxBatch: 2}} {
-		stressManual(t, opts, dur, 3101*stdtime.Millisecond, 2*stressWall(), 400_000, collect)
+		t.Run(fmt.Sprintf("MaxBatch=%d", opts.MaxBatch), func(t *testing.T) {
+			stressManual(t, opts, dur, 3101*stdtime.Millisecond, 2*stressWall(), 400_000, collect)
+		})
 	}
 }
 
