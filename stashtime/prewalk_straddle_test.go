@@ -55,8 +55,8 @@ func TestPrewalkStraddle(t *testing.T) {
 	clk.Set(base - 2*b)
 	w.Sync()
 	w0 := w.Stats().Walks
-	clk.Set(base - 3*b/4) // the pre-walk window
-	waitFor(t, func() bool { return w.Stats().Walks >= w0+n/maxBatch }) // the pre-walk's passes
+	clk.Set(base - 3*b/4) // the pre-walk window: wait for its passes
+	waitFor(t, func() bool { return w.Stats().Walks >= w0+n/maxBatch })
 	w.Sync()
 	now = clk.Now()
 	// Filed after the pre-walk into the bucket's leaf: due between
