@@ -15,13 +15,13 @@ import "sync/atomic"
 const compactMin = 4096
 
 // compaction is the bookkeeping for it. Wheel.holes is a counter whose
-// cells every emptied slot adds to; each cell reports to holes once per
+// cells every emptied slot adds to; each cell adds to reported once per
 // holeBatch of its own, so the mark is checked against a shared word only
 // that often, and lags the true count by less than holeBatch a cell.
 type compaction struct {
-	holes atomic.Int64 // emptied slots reported by the cells
-	at    atomic.Int64 // the reported count at which to compact next
-	woken atomic.Bool  // a report past at has woken the driver for it
+	reported atomic.Int64 // emptied slots reported by the cells
+	at       atomic.Int64 // the reported count at which to compact next
+	woken    atomic.Bool  // a report past at has woken the driver for it
 }
 
 const holeBatch = 64
@@ -32,7 +32,7 @@ func (w *Wheel) noteHole() {
 	if w.holes.add(1)%holeBatch != 0 {
 		return
 	}
-	n := w.compaction.holes.Add(holeBatch)
+	n := w.compaction.reported.Add(holeBatch)
 	if n >= w.compaction.at.Load() && w.compaction.woken.CompareAndSwap(false, true) {
 		w.poller.Wake()
 	}
@@ -42,7 +42,7 @@ func (w *Wheel) noteHole() {
 // time, and sets the next mark.
 func (d *driver) compact() {
 	w := d.w
-	n := w.compaction.holes.Load()
+	n := w.compaction.reported.Load()
 	if n < w.compaction.at.Load() {
 		return
 	}
