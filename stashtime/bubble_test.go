@@ -10,8 +10,8 @@ import (
 )
 
 // TestNowSeesEveryBubble: now reports a bubble however its fake clock has
-// moved, including onto the real time, where a reading through time.Since
-// would look real.
+// moved, including onto the real time, where a time.Since of an ordinary
+// time.Time would look real (clock.TimeNow's probe is not one).
 func TestNowSeesEveryBubble(t *testing.T) {
 	if _, ok := now(); !ok {
 		t.Fatal("now reports a bubble outside one")
