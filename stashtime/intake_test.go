@@ -81,8 +81,9 @@ func TestIntakeDrain(t *testing.T) {
 	pending.disarm()
 	pending.unqueue()
 	pending.unlock()
-	if stopped.holder != noHolder {
-		t.Errorf("stopped timer after the drain: holder %d, want noHolder", stopped.holder)
+	if stopped.holder != noHolder || stopped.qb != 0 {
+		t.Errorf("stopped timer after the drain: holder %d, qb %d, want noHolder and 0 (no listing to revive)",
+			stopped.holder, stopped.qb)
 	}
 	if moved.holder != heapHolder {
 		t.Errorf("timer filed elsewhere: holder %d, want heapHolder", moved.holder)
