@@ -39,8 +39,7 @@ type segment struct {
 // unsafe.Pointer.
 type sized[A any] struct {
 	segment
-	//lint:ignore U1000 reached through segment.slot, by address
-	slots A
+	_ A // the slots, reached through segment.slot, by address
 }
 
 func alloc[A any]() *segment { return &new(sized[A]).segment }
