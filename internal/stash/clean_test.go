@@ -3,6 +3,9 @@ package stash
 import (
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // rootChildren counts the root's children.
@@ -132,4 +135,29 @@ func TestCleanTopOfKeySpace(t *testing.T) {
 			t.Errorf("%s: Walk(MaxUint64) after Clean yielded %v, want [1]", c.name, ids(got))
 		}
 	}
+}
+
+// TestAttachedAfterClean checks what a producer that raced with Clean relies
+// on: a leaf it descended to stops being attached once Clean detaches it,
+// or any node above it, and a fresh descent to the same key finds a new leaf
+// that is.
+func TestAttachedAfterClean(t *testing.T) {
+	s := mustNew[kv](t, tiny(), 0)
+	s.Add(1, &kv{key: 1})
+	s.Add(17, &kv{key: 17})
+	leaf1, leaf17 := s.descend(1), s.descend(17)
+	require.True(t, s.attached(1, leaf1))
+	require.True(t, s.attached(17, leaf17))
+	require.False(t, s.attached(17, leaf1), "a leaf is attached only for its own keys")
+
+	walkAll(s, 18)
+	require.Equal(t, 2, s.Clean()) // [0,8) and leaf 17
+	assert.False(t, s.attached(1, leaf1), "leaf of key 1 after its subtree was detached")
+	assert.False(t, s.attached(17, leaf17), "leaf of key 17 after it was detached")
+
+	s.lower(1) // as a late producer does before it descends
+	fresh := s.descend(1)
+	require.NotNil(t, fresh)
+	assert.NotSame(t, leaf1, fresh)
+	assert.True(t, s.attached(1, fresh))
 }

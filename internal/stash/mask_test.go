@@ -9,15 +9,14 @@ func TestUnmarkedChildIsWalked(t *testing.T) {
 	cfg := Config{Levels: []Level{{Div: 1 << 8, Mod: 16, Chunk: 4}, {Div: 1 << 4, Mod: 16, Chunk: 4}, {Div: 1, Mod: 16, Chunk: 4}}}
 	s := mustNew[int](t, cfg, 0)
 	// Producer A publishes the path to key 300 and stops before marking it.
-	l, path := s.descend(300)
-	if l == nil {
+	if s.descend(300) == nil {
 		t.Fatal("descend found another revolution in an empty store")
 	}
 	n := s.root
 	for d, lv := range s.levels {
 		n.unmark((300 / lv.Div) % lv.Mod)
 		if d+1 < len(s.levels) {
-			n = (*node)(path[d].child)
+			n = (*node)(n.child((300/lv.Div)%lv.Mod, lv))
 		}
 	}
 	// Producer B adds below the same child and returns.

@@ -7,8 +7,7 @@ import (
 	"unsafe"
 )
 
-// maxLevels bounds the depth of a Store so a producer's path fits on its
-// stack.
+// maxLevels bounds the depth of a Store, and so the work of one descent.
 const maxLevels = 16
 
 // A Store holds *T values keyed by uint64. Any number of goroutines may Add
@@ -120,11 +119,6 @@ func (s *Store[T]) Remove(r Ref, v *T) bool {
 	return r.slot != nil && atomic.CompareAndSwapPointer(r.slot, unsafe.Pointer(v), nil)
 }
 
-type step struct {
-	slot  *unsafe.Pointer
-	child unsafe.Pointer
-}
-
 // add stores p at key and returns the address of its slot, or nil if it
 // went to the overflow area.
 func (s *Store[T]) add(key uint64, p unsafe.Pointer) *unsafe.Pointer {
@@ -138,7 +132,7 @@ func (s *Store[T]) add(key uint64, p unsafe.Pointer) *unsafe.Pointer {
 			return nil
 		}
 		s.widen(key)
-		l, path := s.descend(key)
+		l := s.descend(key)
 		if l == nil { // the path belongs to another revolution
 			s.ov.push(key, p)
 			if s.trace != nil {
@@ -151,7 +145,7 @@ func (s *Store[T]) add(key uint64, p unsafe.Pointer) *unsafe.Pointer {
 		atomic.StorePointer(slot, p)
 		// A walk may have passed key between the first lower and the store.
 		s.lower(key)
-		if s.attached(&path) {
+		if s.attached(key, l) {
 			if s.trace != nil {
 				s.emit(OpAdd, l.base, len(s.levels))
 			}
@@ -208,11 +202,14 @@ func (s *Store[T]) widen(key uint64) {
 	}
 }
 
-// descend finds or creates the leaf for key and returns it with the path to
-// it. It returns a nil leaf if a node on the path belongs to another
-// revolution. The path is a result, not a pointer argument, so that the
-// compiler sees it on the stack and writes it without write barriers.
-func (s *Store[T]) descend(key uint64) (_ *leaf, path [maxLevels]step) {
+// descend finds or creates the leaf for key and returns it. It returns nil
+// if a node on the path belongs to another revolution.
+//
+// It keeps no record of the path: a producer may run on a goroutine's first,
+// small stack (an AfterFunc's f re-arming its timer), and a path of
+// maxLevels steps in add's frame made every such goroutine grow its stack.
+// attached descends again instead.
+func (s *Store[T]) descend(key uint64) *leaf {
 	n := s.root
 	last := len(s.levels) - 1
 	for d := range s.levels {
@@ -239,25 +236,38 @@ func (s *Store[T]) descend(key uint64) (_ *leaf, path [maxLevels]step) {
 			n.mark(i)
 		}
 		if baseOf(c, d == last) != base {
-			return nil, path
+			return nil
 		}
-		path[d] = step{slot, c}
 		if d == last {
-			return (*leaf)(c), path
+			return (*leaf)(c)
 		}
 		n = (*node)(c)
 	}
 	panic("unreachable")
 }
 
-// attached reports whether every node on path is still in the tree.
-func (s *Store[T]) attached(path *[maxLevels]step) bool {
+// attached reports whether l, the leaf descend returned for key, is still
+// in the tree: whether the root still leads to it. Clean detaches a subtree
+// by emptying the slot that holds it and never puts it back (a later
+// descent makes a fresh node there), so a leaf is reachable again only
+// along the path it was found on, with every node of it still in place.
+func (s *Store[T]) attached(key uint64, l *leaf) bool {
+	n := s.root
+	last := len(s.levels) - 1
 	for d := range s.levels {
-		if atomic.LoadPointer(path[d].slot) != path[d].child {
+		lv := &s.levels[d]
+		q, _ := divmod(key, lv.Div)
+		_, i := divmod(q, lv.Mod)
+		c := n.child(i, *lv)
+		if c == nil {
 			return false
 		}
+		if d == last {
+			return c == unsafe.Pointer(l)
+		}
+		n = (*node)(c)
 	}
-	return true
+	return false
 }
 
 // acquire marks the start of a consumer operation.

@@ -149,7 +149,7 @@ func TestWalkSkipsEmptyStretches(t *testing.T) {
 func TestSentinelFrontier(t *testing.T) {
 	s := mustNew[kv](t, tiny(), 0)
 	s.Add(5, &kv{key: 5, id: 0})
-	l, _ := s.descend(5)
+	l := s.descend(5)
 	slot := l.reserve() // reserved, not filled
 	s.Add(5, &kv{key: 5, id: 2})
 	s.Add(7, &kv{key: 7, id: 3})
@@ -187,7 +187,7 @@ func TestSentinelUnallocated(t *testing.T) {
 	for i := range s.leafChunk {
 		s.Add(3, &kv{key: 3, id: i})
 	}
-	l, _ := s.descend(3)
+	l := s.descend(3)
 	l.end.Add(1) // index leafChunk: its segment does not exist yet
 	s.Add(4, &kv{key: 4, id: 99})
 	got := walkAll(s, 10)
@@ -292,7 +292,7 @@ func TestWalkPanicStrandsNothing(t *testing.T) {
 func TestStopFloorBelowPark(t *testing.T) {
 	for _, stop := range []bool{true, false} {
 		s := mustNew[kv](t, tiny(), 0)
-		l, _ := s.descend(3)
+		l := s.descend(3)
 		l.lowerMin(3)
 		slot := l.reserve()          // a producer preempted before its store
 		s.Add(3, &kv{key: 3, id: 1}) // another producer's Add returned
