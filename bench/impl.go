@@ -18,6 +18,8 @@ type impl struct {
 	name      string
 	afterFunc func(d time.Duration, f func()) timer
 	newTimer  func(d time.Duration) (timer, <-chan time.Time)
+	newTicker func(d time.Duration) (ticker, <-chan time.Time)
+	sleep     func(d time.Duration)
 }
 
 var (
@@ -28,6 +30,11 @@ var (
 			t := time.NewTimer(d)
 			return t, t.C
 		},
+		newTicker: func(d time.Duration) (ticker, <-chan time.Time) {
+			t := time.NewTicker(d)
+			return t, t.C
+		},
+		sleep: time.Sleep,
 	}
 	implStash = &impl{
 		name:      "stash",
@@ -36,6 +43,11 @@ var (
 			t := stashtime.NewTimer(d)
 			return t, t.C
 		},
+		newTicker: func(d time.Duration) (ticker, <-chan time.Time) {
+			t := stashtime.NewTicker(d)
+			return t, t.C
+		},
+		sleep: stashtime.Sleep,
 	}
 )
 

@@ -36,7 +36,9 @@ type config struct {
 	burstN      int
 	burstRounds int
 	latencies   []time.Duration
-	samples     int // lateness samples per duration and implementation
+	samples     int           // lateness samples per duration and implementation
+	loadTime    time.Duration // measured time of one load run
+	loadRounds  int
 	only        []string
 	out         string
 }
@@ -51,6 +53,7 @@ func quickConfig() config {
 		burstN: 10_000, burstRounds: 1,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
 		samples:   40,
+		loadTime:  300 * time.Millisecond, loadRounds: 1,
 	}
 }
 
@@ -64,6 +67,7 @@ func defaultConfig() config {
 		burstN: 100_000, burstRounds: 2,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
 		samples:   200,
+		loadTime:  2 * time.Second, loadRounds: 1,
 	}
 }
 
@@ -74,6 +78,7 @@ func longConfig() config {
 	c.memN = 1_000_000
 	c.memRounds, c.drainRounds, c.burstRounds = 3, 3, 8
 	c.samples = 1000
+	c.loadTime, c.loadRounds = 4*time.Second, 3
 	return c
 }
 

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// The load workloads are what a server swapping the import runs: timers
+// that fire, about 100k a second, in chains of AfterFunc, tickers and
+// sleeping goroutines, and the same with every core busy. For each they
+// measure the process's CPU time (user+sys, from getrusage) per fired timer
+// and how late the timers fired.
+//
+// The lateness of a fire is measured against its schedule: an AfterFunc
+// chain's deadline, a ticker's phase (its start plus a whole number of
+// periods), a sleeper's start plus d.
+
+// loadCase is one load row group: n goroutines, each firing a timer of
+// period d again and again.
+type loadCase struct {
+	name string
+	kind loadKind
+	n    int
+	d    time.Duration
+	busy bool // every P also runs a busy loop
+}
+
+type loadKind int
+
+const (
+	loadChain  loadKind = iota // AfterFunc(d, f), f re-arms
+	loadTicker                 // for range NewTicker(d).C
+	loadSleep                  // for { Sleep(d) }
+)
+
+var loadCases = []loadCase{
+	{"afterfunc chain 1000x10ms", loadChain, 1000, 10 * time.Millisecond, false},
+	{"ticker 1000x10ms", loadTicker, 1000, 10 * time.Millisecond, false},
+	{"sleep 100x1ms", loadSleep, 100, time.Millisecond, false},
+	{"sleep 1000x10ms", loadSleep, 1000, 10 * time.Millisecond, false},
+	{"saturated chain 1000x10ms", loadChain, 1000, 10 * time.Millisecond, true},
+}
+
+func loadSteps(c *config) int { return len(loadCases) * 2 * c.loadRounds }
+
+// load runs every load case on both implementations, alternating, and adds
+// rows for CPU per fire and lateness p50 and p99.
+func load(r *runner) {
+	for _, lc := range loadCases {
+		var cpu [2][]float64
+		var late [2][]time.Duration
+		var errs []string
+		for round := range r.cfg.loadRounds {
+			for _, im := range pair(round) {
+				r.prog.running(im.name, lc.name)
+				res := runLoad(im, lc, r.cfg.loadTime)
+				k := implIndex(im)
+				if res.fires == 0 {
+					errs = append(errs, im.name+": nothing fired")
+				} else {
+					cpu[k] = append(cpu[k], float64(res.cpu)/float64(res.fires))
+				}
+				late[k] = append(late[k], res.late...)
+				runtime.GC()
+				r.prog.step()
+			}
+		}
+		rw := row{workload: lc.name, metric: "CPU/fire", unit: unitNs, time: nan, stash: nan, note: joinErrs(errs)}
+		if lc.busy {
+			// Busy loops soak up whatever CPU the timers leave, so the
+			// process's CPU says nothing about the timers.
+			rw.metric = "CPU/fire (incl. busy loops)"
+		}
+		if len(cpu[0]) > 0 {
+			rw.time = median(cpu[0])
+		}
+		if len(cpu[1]) > 0 {
+			rw.stash = median(cpu[1])
+		}
+		if !lc.busy {
+			r.res.add(rw)
+		}
+		for _, p := range []struct {
+			metric string
+			q      float64
+		}{{"p50 late", 0.50}, {"p99 late", 0.99}} {
+			rw := row{workload: lc.name, metric: p.metric, unit: unitNs, time: nan, stash: nan}
+			if len(late[0]) > 0 {
+				rw.time = float64(percentile(late[0], p.q))
+			}
+			if len(late[1]) > 0 {
+				rw.stash = float64(percentile(late[1], p.q))
+			}
+			r.res.add(rw)
+		}
+	}
+}
+
+// loadResult is what one run of a load case measured.
+type loadResult struct {
+	fires int64
+	cpu   time.Duration   // process CPU over the measured window
+	late  []time.Duration // a sample of the lateness of the fires in it
+}
+
+// runLoad runs lc on im for a warm-up and then for dur, and measures the
+// second part.
+func runLoad(im *impl, lc loadCase, dur time.Duration) loadResult {
+	var (
+		measuring atomic.Bool
+		stop      atomic.Bool
+		fires     atomic.Int64
+		wg        sync.WaitGroup
+		mu        sync.Mutex
+		late      []time.Duration
+	)
+	// Each goroutine keeps every 16th lateness it sees, and hands them
+	// over when it ends.
+	record := func(buf *[]time.Duration, i *int, l time.Duration) {
+		if !measuring.Load() {
+			return
+		}
+		fires.Add(1)
+		if *i++; *i%16 == 0 {
+			*buf = append(*buf, l)
+		}
+	}
+	hand := func(buf []time.Duration) {
+		mu.Lock()
+		late = append(late, buf...)
+		mu.Unlock()
+	}
+	if lc.busy {
+		for range runtime.GOMAXPROCS(0) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !stop.Load() {
+					spin()
+				}
+			}()
+		}
+	}
+	for g := range lc.n {
+		wg.Add(1)
+		// Spread the goroutines' phases over one period.
+		phase := lc.d * time.Duration(g) / time.Duration(lc.n)
+		switch lc.kind {
+		case loadChain:
+			go runChain(im, lc.d, phase, &stop, &wg, record, hand)
+		case loadTicker:
+			go runTicker(im, lc.d, phase, &stop, &wg, record, hand)
+		case loadSleep:
+			go runSleeper(im, lc.d, phase, &stop, &wg, record, hand)
+		}
+	}
+	time.Sleep(dur / 4) // warm-up
+	c0 := processCPU()
+	measuring.Store(true)
+	time.Sleep(dur)
+	measuring.Store(false)
+	c1 := processCPU()
+	n := fires.Load()
+	stop.Store(true)
+	wg.Wait()
+	return loadResult{fires: n, cpu: c1 - c0, late: late}
+}
+
+// spin burns a little CPU.
+func spin() {
+	x := 1
+	for i := range 10_000 {
+		x = x*31 + i
+	}
+	spinSink.Store(int64(x))
+}
+
+var spinSink atomic.Int64
+
+type recordFunc = func(buf *[]time.Duration, i *int, l time.Duration)
+
+func runChain(im *impl, d, phase time.Duration, stop *atomic.Bool, wg *sync.WaitGroup, record recordFunc, hand func([]time.Duration)) {
+	var (
+		buf  []time.Duration
+		i    int
+		want time.Time
+		f    func()
+	)
+	f = func() {
+		now := time.Now()
+		record(&buf, &i, now.Sub(want))
+		if stop.Load() {
+			hand(buf)
+			wg.Done()
+			return
+		}
+		want = now.Add(d)
+		im.afterFunc(d, f)
+	}
+	want = time.Now().Add(phase)
+	im.afterFunc(phase, f)
+}
+
+func runTicker(im *impl, d, phase time.Duration, stop *atomic.Bool, wg *sync.WaitGroup, record recordFunc, hand func([]time.Duration)) {
+	defer wg.Done()
+	var (
+		buf []time.Duration
+		i   int
+	)
+	im.sleep(phase)
+	start := time.Now()
+	tk, c := im.newTicker(d)
+	for range c {
+		since := time.Since(start)
+		record(&buf, &i, since-since/d*d)
+		if stop.Load() {
+			break
+		}
+	}
+	tk.Stop()
+	hand(buf)
+}
+
+func runSleeper(im *impl, d, phase time.Duration, stop *atomic.Bool, wg *sync.WaitGroup, record recordFunc, hand func([]time.Duration)) {
+	defer wg.Done()
+	var (
+		buf []time.Duration
+		i   int
+	)
+	im.sleep(phase)
+	for !stop.Load() {
+		t0 := time.Now()
+		im.sleep(d)
+		record(&buf, &i, time.Since(t0)-d)
+	}
+	hand(buf)
+}
+
+// processCPU returns the user and system CPU time the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(fmt.Sprint("getrusage: ", err))
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// ticker is what runTicker needs of a *time.Ticker or a *stashtime.Ticker.
+type ticker interface{ Stop() }
