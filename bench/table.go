@@ -64,7 +64,9 @@ func formatValue(v float64, u unit) string {
 	case unitNs:
 		return formatNs(v)
 	case unitBytes:
-		return fmt.Sprintf("%.0f B", math.Round(v)+0) // +0: no "-0"
+		// A heap delta below zero is noise (the collector freed more than
+		// the workload kept): it prints as 0 B, not -1 B.
+		return fmt.Sprintf("%.0f B", max(math.Round(v), 0)+0) // +0: no "-0"
 	default:
 		return fmt.Sprintf("%.1f", v)
 	}
@@ -90,6 +92,9 @@ func formatNs(ns float64) string {
 func formatRowRatio(r row) string {
 	if t, s := formatValue(r.time, r.unit), formatValue(r.stash, r.unit); t == s && t != "failed" {
 		return "="
+	}
+	if r.unit == unitBytes { // as printed: a negative delta is 0 B
+		return formatRatio(max(r.time, 0), max(r.stash, 0))
 	}
 	return formatRatio(r.time, r.stash)
 }

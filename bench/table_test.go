@@ -21,6 +21,13 @@ func TestFormat(t *testing.T) {
 		{formatRatio(-0.2, 430), "0.00x"},
 		{formatRowRatio(row{unit: unitBytes, time: -0.2, stash: 0.4}), "="},
 		{formatRowRatio(row{unit: unitBytes, time: 104, stash: 65}), "1.60x"},
+		// A retained-bytes figure below zero (noise) prints as zero, in
+		// the value and in the ratio.
+		{formatValue(-1, unitBytes), "0 B"},
+		{formatValue(-37.6, unitBytes), "0 B"},
+		{formatRowRatio(row{unit: unitBytes, time: -1, stash: 0}), "="},
+		{formatRowRatio(row{unit: unitBytes, time: 3, stash: -1}), "inf"},
+		{formatRowRatio(row{unit: unitBytes, time: -1, stash: 4}), "0.00x"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
