@@ -1,0 +1,90 @@
+package stashnet
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+// impls names the sides of every benchmark: impl=net is the plain
+// connection, impl=stash the wrapped one.
+var benchImpls = []string{"net", "stash"}
+
+// BenchmarkDeadlineTouch pushes a connection's read deadline 30s ahead,
+// again and again, as a server does on every request: on the plain
+// loopback TCP connection (a runtime timer update) and on the wrapped one
+// (a CAS).
+func BenchmarkDeadlineTouch(b *testing.B) {
+	for _, impl := range benchImpls {
+		b.Run("impl="+impl, func(b *testing.B) {
+			c, _ := tcpPair(b)
+			if impl == "stash" {
+				c = WrapConn(c)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if err := c.SetReadDeadline(time.Now().Add(30 * time.Second)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDeadlineTouchParallel is BenchmarkDeadlineTouch from every P at
+// once, each on its own connection.
+func BenchmarkDeadlineTouchParallel(b *testing.B) {
+	for _, impl := range benchImpls {
+		b.Run("impl="+impl, func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				c, _ := tcpPair(b)
+				if impl == "stash" {
+					c = WrapConn(c)
+				}
+				for pb.Next() {
+					if err := c.SetReadDeadline(time.Now().Add(30 * time.Second)); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkIdleTouch measures an idle timeout's bookkeeping per Read: with
+// package net, the read deadline pushed to now+idle after every Read (on a
+// loopback TCP connection); with stashnet, the wrapper's Read with
+// IdleTimeout, which only notes the activity. Both Read from a connection
+// that returns at once, so that only the bookkeeping differs.
+func BenchmarkIdleTouch(b *testing.B) {
+	const idle = 30 * time.Second
+	buf := make([]byte, 64)
+	b.Run("impl=net", func(b *testing.B) {
+		c, _ := tcpPair(b)
+		var r net.Conn = nopConn{}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			if _, err := r.Read(buf); err != nil {
+				b.Fatal(err)
+			}
+			if err := c.SetReadDeadline(time.Now().Add(idle)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("impl=stash", func(b *testing.B) {
+		r := WrapConn(nopConn{}, IdleTimeout(idle))
+		defer r.Close()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			if _, err := r.Read(buf); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

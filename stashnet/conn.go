@@ -1,0 +1,243 @@
+package stashnet
+
+import (
+	"io"
+	"net"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// WrapConn returns c with its deadlines on stashtime's wheel and, with the
+// IdleTimeout option, an idle timeout. The result has the methods of c's
+// fast paths that c has among CloseRead, CloseWrite and SyscallConn, and
+// always ReadFrom and WriteTo, which use c's where c has them. Set c's
+// deadlines only through the result from then on. WrapConn panics if c is
+// nil.
+func WrapConn(c net.Conn, opts ...Option) net.Conn {
+	if c == nil {
+		panic("stashnet: WrapConn of nil net.Conn")
+	}
+	return wrap(c, buildOptions(opts))
+}
+
+type (
+	closeReader interface{ CloseRead() error }
+	closeWriter interface{ CloseWrite() error }
+)
+
+// The method sets a wrapper adds to conn's, one per inner method it has.
+type (
+	withCloseRead   struct{ c *conn }
+	withCloseWrite  struct{ c *conn }
+	withSyscallConn struct{ c *conn }
+)
+
+func (m withCloseRead) CloseRead() error   { return m.c.inner.(closeReader).CloseRead() }
+func (m withCloseWrite) CloseWrite() error { return m.c.inner.(closeWriter).CloseWrite() }
+
+func (m withSyscallConn) SyscallConn() (syscall.RawConn, error) {
+	return m.c.inner.(syscall.Conn).SyscallConn()
+}
+
+// wrap wraps c in the variant that has c's optional methods.
+func wrap(c net.Conn, o options) net.Conn {
+	_, cr := c.(closeReader)
+	_, cw := c.(closeWriter)
+	_, sc := c.(syscall.Conn)
+	switch {
+	case cr && cw && sc: // *net.TCPConn, *net.UnixConn
+		v := &struct {
+			conn
+			withCloseRead
+			withCloseWrite
+			withSyscallConn
+		}{}
+		v.withCloseRead.c, v.withCloseWrite.c, v.withSyscallConn.c = &v.conn, &v.conn, &v.conn
+		return v.init(c, o, v)
+	case cr && cw:
+		v := &struct {
+			conn
+			withCloseRead
+			withCloseWrite
+		}{}
+		v.withCloseRead.c, v.withCloseWrite.c = &v.conn, &v.conn
+		return v.init(c, o, v)
+	case cr && sc:
+		v := &struct {
+			conn
+			withCloseRead
+			withSyscallConn
+		}{}
+		v.withCloseRead.c, v.withSyscallConn.c = &v.conn, &v.conn
+		return v.init(c, o, v)
+	case cw && sc:
+		v := &struct {
+			conn
+			withCloseWrite
+			withSyscallConn
+		}{}
+		v.withCloseWrite.c, v.withSyscallConn.c = &v.conn, &v.conn
+		return v.init(c, o, v)
+	case cr:
+		v := &struct {
+			conn
+			withCloseRead
+		}{}
+		v.withCloseRead.c = &v.conn
+		return v.init(c, o, v)
+	case cw: // *tls.Conn
+		v := &struct {
+			conn
+			withCloseWrite
+		}{}
+		v.withCloseWrite.c = &v.conn
+		return v.init(c, o, v)
+	case sc:
+		v := &struct {
+			conn
+			withSyscallConn
+		}{}
+		v.withSyscallConn.c = &v.conn
+		return v.init(c, o, v)
+	default: // net.Pipe
+		v := &struct{ conn }{}
+		return v.init(c, o, v)
+	}
+}
+
+// A conn is the part of a wrapped connection common to every variant.
+type conn struct {
+	inner  net.Conn
+	self   net.Conn // the variant that holds this conn, as handed out
+	rd, wd deadline
+	idle   *idler // nil without an idle timeout
+	done   atomic.Bool
+}
+
+// init sets c up around inner and returns self, the variant holding c.
+func (c *conn) init(inner net.Conn, o options, self net.Conn) net.Conn {
+	c.inner, c.self = inner, self
+	c.rd.init(inner.SetReadDeadline)
+	c.wd.init(inner.SetWriteDeadline)
+	if o.idle > 0 {
+		c.idle = newIdler(c, o)
+	}
+	return self
+}
+
+// stashConn returns c; the variants promote it, so a wrapped connection is
+// told apart from any other.
+func (c *conn) stashConn() *conn { return c }
+
+type stashConn interface{ stashConn() *conn }
+
+// Read reads from the connection, as the inner connection's Read does.
+func (c *conn) Read(b []byte) (int, error) {
+	n, err := c.inner.Read(b)
+	if n > 0 && c.idle != nil {
+		c.idle.touch()
+	}
+	return n, err
+}
+
+// Write writes to the connection, as the inner connection's Write does.
+func (c *conn) Write(b []byte) (int, error) {
+	n, err := c.inner.Write(b)
+	if n > 0 && c.idle != nil {
+		c.idle.touch()
+	}
+	return n, err
+}
+
+// Close stops the connection's timers and closes the inner connection. A
+// second Close returns the inner connection's error (net.ErrClosed for a
+// package net connection).
+func (c *conn) Close() error {
+	if c.done.CompareAndSwap(false, true) {
+		c.rd.close()
+		c.wd.close()
+		if c.idle != nil {
+			c.idle.stop()
+		}
+	}
+	return c.inner.Close()
+}
+
+func (c *conn) LocalAddr() net.Addr  { return c.inner.LocalAddr() }
+func (c *conn) RemoteAddr() net.Addr { return c.inner.RemoteAddr() }
+
+// SetDeadline sets the read and write deadlines, as net.Conn's does, on
+// stashtime's wheel.
+func (c *conn) SetDeadline(t time.Time) error {
+	if err := c.rd.setDeadline(t); err != nil {
+		return err
+	}
+	return c.wd.setDeadline(t)
+}
+
+// SetReadDeadline sets the read deadline, as net.Conn's does, on
+// stashtime's wheel: pushing a deadline later, or clearing it, is one CAS.
+func (c *conn) SetReadDeadline(t time.Time) error { return c.rd.setDeadline(t) }
+
+// SetWriteDeadline sets the write deadline, as net.Conn's does, on
+// stashtime's wheel.
+func (c *conn) SetWriteDeadline(t time.Time) error { return c.wd.setDeadline(t) }
+
+// NetConn returns the inner connection. Setting its deadlines directly
+// confuses the wrapper's.
+func (c *conn) NetConn() net.Conn { return c.inner }
+
+// ReadFrom implements io.ReaderFrom with the inner connection's ReadFrom
+// where it has one (sendfile, splice), so that a copy into the connection
+// keeps the inner connection's fast path; a source that is itself a
+// wrapped connection is unwrapped. The copy counts as activity while it
+// lasts.
+func (c *conn) ReadFrom(r io.Reader) (int64, error) {
+	src := r
+	if s, ok := r.(stashConn); ok {
+		sc := s.stashConn()
+		sc.busy(+1)
+		defer sc.busy(-1)
+		src = sc.inner
+	}
+	c.busy(+1)
+	defer c.busy(-1)
+	if rf, ok := c.inner.(io.ReaderFrom); ok {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(writerOnly{c.inner}, src)
+}
+
+// WriteTo implements io.WriterTo with the inner connection's WriteTo where
+// it has one, as ReadFrom does.
+func (c *conn) WriteTo(w io.Writer) (int64, error) {
+	dst := w
+	if s, ok := w.(stashConn); ok {
+		sc := s.stashConn()
+		sc.busy(+1)
+		defer sc.busy(-1)
+		dst = sc.inner
+	}
+	c.busy(+1)
+	defer c.busy(-1)
+	if wt, ok := c.inner.(io.WriterTo); ok {
+		return wt.WriteTo(dst)
+	}
+	return io.Copy(dst, readerOnly{c.inner})
+}
+
+// busy counts a copy in progress as activity.
+func (c *conn) busy(delta int32) {
+	if c.idle != nil {
+		c.idle.inflight.Add(delta)
+		c.idle.touch()
+	}
+}
+
+// writerOnly and readerOnly hide every method but Write and Read, so that
+// io.Copy does not call back into ReadFrom or WriteTo.
+type (
+	writerOnly struct{ io.Writer }
+	readerOnly struct{ io.Reader }
+)

@@ -1,0 +1,187 @@
+package stashnet
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stashgo/stash/stashtime"
+)
+
+// base is the origin of a deadline's int64 form, nanoseconds since base on
+// the monotonic clock (on the wall clock for a Time without a monotonic
+// reading).
+var base = time.Now()
+
+// aLongTimeAgo is the past deadline an expired direction sets on the inner
+// connection, as net/http does to abort a pending Read.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// The states of deadline.dl besides a deadline (> 0) and a cleared
+// deadline whose timer may still be armed (minus the deadline it was
+// armed for, or a later one).
+const (
+	noTimer     = math.MinInt64     // no deadline and no arming to rely on
+	expired     = math.MinInt64 + 1 // passed: the inner deadline is in the past
+	closed      = math.MinInt64 + 2 // the connection is closed
+	maxDeadline = math.MaxInt64 - 3 // so that no -deadline is one of the above
+)
+
+// isMark reports whether v is one of the states above rather than a
+// deadline or a cleared one.
+func isMark(v int64) bool { return v <= closed }
+
+// monoNow returns the monotonic nanoseconds since base.
+func monoNow() int64 { return int64(time.Since(base)) }
+
+// nanos returns t as nanoseconds since base, at most maxDeadline; a time
+// before base comes out negative or zero, which is in the past.
+func nanos(t time.Time) int64 { return min(int64(t.Sub(base)), maxDeadline) }
+
+// A deadline is one direction's deadline (read or write) on the wheel.
+//
+// dl holds the deadline. While it is positive, the direction's timer is
+// armed at or before it, or its callback is on its way; either re-examines
+// dl. Pushing the deadline later therefore only stores the new value (one
+// CAS), and so does clearing it: dl becomes minus the deadline, which
+// records that the timer still fires at or before that instant, so that a
+// deadline set again at least that late needs no arming either. Everything
+// else (a deadline earlier than the arming, one in the past, a clear or a
+// set after expiry) takes mu, as does the timer's callback; the marks
+// noTimer, expired and closed change only under mu.
+type deadline struct {
+	dl    atomic.Int64
+	mu    sync.Mutex
+	timer *stashtime.Timer      // under mu; nil until first armed
+	set   func(time.Time) error // the inner connection's SetReadDeadline or SetWriteDeadline
+}
+
+func (d *deadline) init(set func(time.Time) error) {
+	d.set = set
+	d.dl.Store(noTimer)
+}
+
+// setDeadline sets the direction's deadline to t; zero clears it.
+func (d *deadline) setDeadline(t time.Time) error {
+	if t.IsZero() {
+		for {
+			cur := d.dl.Load()
+			switch {
+			case cur > 0:
+				if d.dl.CompareAndSwap(cur, -cur) {
+					return nil
+				}
+			case cur == noTimer || !isMark(cur):
+				return nil // already clear
+			default:
+				return d.slowSet(t, 0)
+			}
+		}
+	}
+	v := nanos(t)
+	for {
+		cur := d.dl.Load()
+		// The timer fires at or before |cur|: a deadline no earlier
+		// needs nothing else.
+		if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) {
+			return d.slowSet(t, v)
+		}
+		if d.dl.CompareAndSwap(cur, v) {
+			return nil
+		}
+	}
+}
+
+// slowSet sets the deadline under mu: t is the deadline, v its nanos (any
+// value when t is zero).
+func (d *deadline) slowSet(t time.Time, v int64) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cur := d.dl.Load()
+	if cur == closed {
+		return d.set(t) // the inner connection's error for use after Close
+	}
+	if t.IsZero() {
+		if cur == expired {
+			if err := d.set(time.Time{}); err != nil {
+				return err
+			}
+			d.dl.Store(noTimer)
+			return nil
+		}
+		// Not a mark after all (a fast path moved it): clear it.
+		for cur > 0 && !d.dl.CompareAndSwap(cur, -cur) {
+			cur = d.dl.Load()
+		}
+		return nil
+	}
+	now := monoNow()
+	if v <= now {
+		// Past: fail the direction's I/O at once. The timer, if
+		// armed, finds expired and does nothing.
+		cur = d.dl.Swap(expired)
+		if cur == expired {
+			return nil
+		}
+		return d.set(aLongTimeAgo)
+	}
+	cur = d.dl.Swap(v)
+	if cur == expired {
+		if err := d.set(time.Time{}); err != nil {
+			return err
+		}
+	}
+	if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) {
+		d.arm(time.Duration(v - now))
+	}
+	return nil
+}
+
+// arm arms the timer to fire in dur. mu is held.
+func (d *deadline) arm(dur time.Duration) {
+	if d.timer == nil {
+		d.timer = stashtime.AfterFunc(dur, d.fire)
+		return
+	}
+	d.timer.Reset(dur)
+}
+
+// fire is the timer's callback: it expires the direction if its deadline
+// has passed, re-arms the timer if the deadline was pushed later, and lets
+// it rest if the deadline was cleared.
+func (d *deadline) fire() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for {
+		cur := d.dl.Load()
+		switch {
+		case isMark(cur):
+			return // stale: a slow set or Close has been here
+		case cur < 0:
+			if d.dl.CompareAndSwap(cur, noTimer) {
+				return
+			}
+		default:
+			now := monoNow()
+			if cur > now {
+				d.timer.Reset(time.Duration(cur - now))
+				return
+			}
+			if d.dl.CompareAndSwap(cur, expired) {
+				_ = d.set(aLongTimeAgo) // an error means the connection is closed
+				return
+			}
+		}
+	}
+}
+
+// close marks the direction closed and stops its timer.
+func (d *deadline) close() {
+	d.mu.Lock()
+	d.dl.Store(closed)
+	if d.timer != nil {
+		d.timer.Stop()
+	}
+	d.mu.Unlock()
+}

@@ -1,0 +1,53 @@
+package stashnet
+
+import (
+	"net"
+	"time"
+)
+
+// An Option configures a connection wrapped by WrapConn or accepted by a
+// listener wrapped by WrapListener.
+type Option func(*options)
+
+type options struct {
+	idle   time.Duration
+	jitter time.Duration
+	onIdle func(net.Conn)
+}
+
+// IdleTimeout closes a connection on which no Read or Write has succeeded
+// for d. A Read or Write that transfers at least one byte counts as
+// activity; it costs no clock read, only a flag: the connection's idle
+// timer checks the flag when it fires and, if the connection was active,
+// re-arms for another d. The connection is therefore closed no earlier than
+// d after its last activity and no later than 2*(d+jitter) after it (plus
+// the wheel's lateness, microseconds). Zero or a negative d disables it.
+func IdleTimeout(d time.Duration) Option {
+	return func(o *options) { o.idle = d }
+}
+
+// IdleJitter adds a random extra of up to j to every idle period, so that
+// connections opened together do not idle out together. It has no effect
+// without IdleTimeout.
+func IdleJitter(j time.Duration) Option {
+	return func(o *options) { o.jitter = max(j, 0) }
+}
+
+// OnIdle makes f, instead of Close, the action taken when the connection
+// idles out; f receives the wrapped connection, runs in its own goroutine,
+// and should close the connection or otherwise end its use. It is not
+// called once Close has returned, unless it had already begun. It has no
+// effect without IdleTimeout.
+func OnIdle(f func(net.Conn)) Option {
+	return func(o *options) { o.onIdle = f }
+}
+
+func buildOptions(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o
+}
