@@ -78,5 +78,5 @@ func Sleep(d Duration) {
 	if d == math.MaxInt64 {
 		select {} // never returns, and costs the wheel nothing
 	}
-	<-Default().newTimer(now, d).C
+	Default().sleep(now, d)
 }

@@ -31,10 +31,11 @@ type chanTimer struct {
 // channel after at least duration d.
 func (w *Wheel) NewTimer(d Duration) *Timer { return w.newTimer(w.now(), d) }
 
-func (w *Wheel) newTimer(now int64, d Duration) *Timer {
+func (w *Wheel) newTimer(now int64, d Duration) *Timer { return &w.newChanTimer(now, d).t }
+
+func (w *Wheel) newChanTimer(now int64, d Duration) *chanTimer {
 	c, e := w.newChan(now, d)
-	ct := &chanTimer{t: Timer{C: c, e: e}, c: c}
-	return &ct.t
+	return &chanTimer{t: Timer{C: c, e: e}, c: c}
 }
 
 // newChan starts a channel timer and returns its channel and entry.

@@ -96,6 +96,8 @@ type Wheel struct {
 	late                           latency
 	compaction                     compaction
 
+	sleepers sync.Pool // of *chanTimer, each received from (see sleep)
+
 	syncMu sync.Mutex
 	syncs  []chan struct{}
 	closed atomic.Bool
