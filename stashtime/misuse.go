@@ -1,0 +1,74 @@
+package stashtime
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+
+	"github.com/stashgo/stash/internal/clock"
+)
+
+// Misuse that would otherwise leave timers silently unfired, or crash the
+// process far from the mistake, is refused where it is made: NewWheel
+// returns an error for options no wheel can run on, Close refuses the
+// process-wide wheel, and starting a timer on a closed wheel or from inside
+// a testing/synctest bubble panics, as a send on a closed channel does.
+
+// ErrCloseDefault is returned by Close on the process-wide wheel (Default),
+// which the package-level functions share: it cannot be closed, and keeps
+// running.
+var ErrCloseDefault = errors.New("stashtime: the process-wide wheel cannot be closed")
+
+// checkOptions returns an error for a clock or geometry that no wheel can
+// run on: a nil pointer for a Clock, a Clock that reads negative, or a
+// bucket width (the last level's Div) that does not fit in an int64
+// nanosecond count. levels are otherwise checked by the store.
+func checkOptions(c Clock, levels []Level) error {
+	if v := reflect.ValueOf(c); v.Kind() == reflect.Pointer && v.IsNil() {
+		if _, ok := c.(*ManualClock); ok {
+			return errors.New("stashtime: Options.Clock is a nil *ManualClock")
+		}
+		return fmt.Errorf("stashtime: Options.Clock is a nil %T", c)
+	}
+	if now := c.Now(); now < 0 {
+		return fmt.Errorf("stashtime: Options.Clock reads %d: a Clock must never read negative", now)
+	}
+	if n := len(levels); n > 0 && levels[n-1].Div > math.MaxInt64 {
+		return fmt.Errorf("stashtime: level %d: bucket width (Div) %d ns does not fit in an int64", n-1, levels[n-1].Div)
+	}
+	return nil
+}
+
+// begin returns the clock reading to start a timer from, for the Wheel
+// method op. It panics if w is closed (the timer would never fire), or if
+// the caller is inside a testing/synctest bubble: the timer's channel would
+// belong to the bubble, and the driver's send on it, from outside, would be
+// a fatal error. (The package-level functions hand their work to package
+// time inside a bubble; see bubble.go.)
+func (w *Wheel) begin(op string) int64 {
+	w.checkOpen(op)
+	if testBinary() {
+		now, ok := clock.TimeNow()
+		if !ok {
+			panic("stashtime: " + op + " on a Wheel inside a testing/synctest bubble (its driver runs outside the bubble; use the package-level functions, which hand off to package time there)")
+		}
+		if w.system {
+			return now
+		}
+	}
+	return w.now()
+}
+
+// checkOpen panics if w is closed: op would arm a timer that never fires.
+func (w *Wheel) checkOpen(op string) {
+	if w.closed.Load() {
+		panic("stashtime: " + op + " on closed Wheel")
+	}
+}
+
+// nilFunc stands in for AfterFunc's nil f. Package time accepts a nil f and
+// dies with "fatal error: go of nil func value" when the timer fires; so
+// does stashtime, in the callback's goroutine, with a message that names
+// the mistake.
+func nilFunc() { panic("stashtime: AfterFunc's f is nil (go of nil func value)") }
