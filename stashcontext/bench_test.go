@@ -1,0 +1,118 @@
+package stashcontext_test
+
+// Benchmarks of stashcontext against package context, side by side in one
+// run. Every case has sub-benchmarks impl=context and impl=stash; compare
+// with
+//
+//	go test -run '^$' -bench . -count 6 ./stashcontext/ > bench.txt
+//	benchstat -col /impl bench.txt
+//
+// Cases whose setup builds 1M contexts are skipped with -short.
+
+import (
+	stdcontext "context"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	context "github.com/stashgo/stash/stashcontext"
+)
+
+// impl is one implementation of WithTimeout.
+type impl struct {
+	name        string
+	withTimeout func(stdcontext.Context, time.Duration) (stdcontext.Context, stdcontext.CancelFunc)
+}
+
+var impls = []impl{
+	{"context", stdcontext.WithTimeout},
+	{"stash", context.WithTimeout},
+}
+
+var benchLiveCounts = []int{0, 10_000, 1_000_000}
+
+// startLive makes n pending contexts with timeouts spread over [1h, 2h),
+// from GOMAXPROCS goroutines (so that package context's timers are spread
+// over the per-P heaps, as in a server), and returns their cancel functions.
+func startLive(im impl, n int) []stdcontext.CancelFunc {
+	cancels := make([]stdcontext.CancelFunc, n)
+	procs := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := p * n / procs; i < (p+1)*n/procs; i++ {
+				d := time.Hour + time.Duration(i)*(time.Hour/time.Duration(n))
+				_, cancels[i] = im.withTimeout(stdcontext.Background(), d)
+			}
+		}()
+	}
+	wg.Wait()
+	return cancels
+}
+
+func cancelAll(cancels []stdcontext.CancelFunc) {
+	for _, c := range cancels {
+		c()
+	}
+	runtime.GC()
+}
+
+// BenchmarkWithTimeoutCancel is a request that finishes before its
+// timeout: WithTimeout, then cancel, with live other contexts pending.
+func BenchmarkWithTimeoutCancel(b *testing.B) {
+	for _, live := range benchLiveCounts {
+		for _, im := range impls {
+			b.Run(fmt.Sprintf("live=%s/impl=%s", count(live), im.name), func(b *testing.B) {
+				if live >= 1_000_000 && testing.Short() {
+					b.Skip("1M contexts: skipped with -short")
+				}
+				cancels := startLive(im, live)
+				defer func() {
+					b.StopTimer()
+					cancelAll(cancels)
+				}()
+				bg := stdcontext.Background()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					_, cancel := im.withTimeout(bg, time.Second)
+					cancel()
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkWithTimeoutDoneCancel is the same with the Done channel asked
+// for, as a select on it does.
+func BenchmarkWithTimeoutDoneCancel(b *testing.B) {
+	for _, im := range impls {
+		b.Run("impl="+im.name, func(b *testing.B) {
+			bg := stdcontext.Background()
+			b.ReportAllocs()
+			for range b.N {
+				ctx, cancel := im.withTimeout(bg, time.Second)
+				select {
+				case <-ctx.Done():
+					b.Fatal("done before its timeout")
+				default:
+				}
+				cancel()
+			}
+		})
+	}
+}
+
+func count(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
+}
