@@ -64,7 +64,9 @@ func Cause(c Context) error { return context.Cause(c) }
 // but has the deadline adjusted to be no later than d, as
 // context.WithDeadline does, with the deadline on stash's timer wheel. If
 // the parent's deadline is already earlier than d, WithDeadline(parent, d)
-// is semantically equivalent to parent and returns context.WithCancel(parent).
+// is semantically equivalent to parent and returns what
+// context.WithCancel(parent) does (a context of this package if the parent
+// is or wraps one, so that it is attached without a goroutine).
 // The returned context's Done channel is closed when the deadline expires,
 // when the returned cancel function is called, or when the parent context's
 // Done channel is closed, whichever happens first.
@@ -85,7 +87,7 @@ func WithDeadlineCause(parent Context, d time.Time, cause error) (Context, Cance
 	}
 	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
 		// The current deadline is already sooner than the new one.
-		return context.WithCancel(parent)
+		return withCancel(parent, cur)
 	}
 	return withDeadline(parent, d, time.Until(d), cause)
 }
@@ -114,7 +116,7 @@ func WithTimeoutCause(parent Context, timeout time.Duration, cause error) (Conte
 	}
 	d := time.Now().Add(timeout)
 	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
-		return context.WithCancel(parent)
+		return withCancel(parent, cur)
 	}
 	// d is now+timeout: the timer, which reads the clock after now, fires
 	// no earlier than d, and one clock read is saved.

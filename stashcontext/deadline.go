@@ -25,6 +25,9 @@ type timerCtx struct {
 	// so Err and Done look at the parent themselves. Set before c is
 	// shared.
 	foreign bool
+	// cancelOnly reports a context made by withCancel: no timer of its
+	// own, and the parent's deadline.
+	cancelOnly bool
 	done    atomic.Value          // of chan struct{}, made lazily while not canceled, closed by the first cancel
 	err     atomic.Pointer[error] // set by the first cancel, after done is closed
 	slot    *slot                 // the deadline's timer; guarded by mu, looked at by the first cancel only
@@ -102,6 +105,20 @@ func withDeadline(parent Context, d time.Time, dur time.Duration, cause error) (
 		}
 		c.mu.Unlock()
 	}
+	return c, func() { c.cancel(true, Canceled, nil) }
+}
+
+// withCancel returns, for a parent whose deadline cur is earlier than the
+// one asked for, what context.WithCancel(parent) returns, unless parent is
+// or wraps a context of this package: package context would attach its
+// context to one behind a context.WithValue with a goroutine; this
+// package's cancel-only context attaches to it without one.
+func withCancel(parent Context, cur time.Time) (Context, CancelFunc) {
+	if _, ok := parent.(*timerCtx); !ok && parent.Value(&selfKey) == nil {
+		return context.WithCancel(parent)
+	}
+	c := &timerCtx{parent: parent, deadline: cur, cancelOnly: true}
+	c.attach()
 	return c, func() { c.cancel(true, Canceled, nil) }
 }
 
@@ -359,6 +376,9 @@ func (n *funcChild) cancel(bool, error, error) { n.f() }
 
 // String describes c as package context describes its own.
 func (c *timerCtx) String() string {
+	if c.cancelOnly {
+		return contextName(c.parent) + ".WithCancel"
+	}
 	return contextName(c.parent) + ".WithDeadline(" +
 		c.deadline.String() + " [" +
 		time.Until(c.deadline).String() + "])"
