@@ -89,7 +89,8 @@ func WithDeadlineCause(parent Context, d time.Time, cause error) (Context, Cance
 		// The current deadline is already sooner than the new one.
 		return withCancel(parent, cur)
 	}
-	return withDeadline(parent, d, time.Until(d), cause)
+	now := time.Now()
+	return withDeadline(parent, d, d.Sub(now), cause, inBubble(now))
 }
 
 // WithTimeout returns WithDeadline(parent, time.Now().Add(timeout)).
@@ -114,11 +115,12 @@ func WithTimeoutCause(parent Context, timeout time.Duration, cause error) (Conte
 	if parent == nil {
 		panic("cannot create context from nil parent")
 	}
-	d := time.Now().Add(timeout)
+	now := time.Now()
+	d := now.Add(timeout)
 	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
 		return withCancel(parent, cur)
 	}
 	// d is now+timeout: the timer, which reads the clock after now, fires
 	// no earlier than d, and one clock read is saved.
-	return withDeadline(parent, d, timeout, cause)
+	return withDeadline(parent, d, timeout, cause, inBubble(now))
 }

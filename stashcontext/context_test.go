@@ -293,10 +293,10 @@ var cases = []struct {
 	{"nil parent", func(t *testing.T, a api) []string {
 		var out []string
 		for _, f := range []func(){
-			func() { a.WithTimeout(nil, long) },                             //nolint:staticcheck
-			func() { a.WithDeadline(nil, time.Now()) },                      //nolint:staticcheck
-			func() { a.WithTimeoutCause(nil, long, errCause) },              //nolint:staticcheck
-			func() { a.WithDeadlineCause(nil, time.Now(), errCause) },       //nolint:staticcheck
+			func() { a.WithTimeout(nil, long) },                       //nolint:staticcheck
+			func() { a.WithDeadline(nil, time.Now()) },                //nolint:staticcheck
+			func() { a.WithTimeoutCause(nil, long, errCause) },        //nolint:staticcheck
+			func() { a.WithDeadlineCause(nil, time.Now(), errCause) }, //nolint:staticcheck
 		} {
 			out = append(out, fmt.Sprint(panicValue(f)))
 		}

@@ -28,10 +28,10 @@ type timerCtx struct {
 	// cancelOnly reports a context made by withCancel: no timer of its
 	// own, and the parent's deadline.
 	cancelOnly bool
-	done    atomic.Value          // of chan struct{}, made lazily while not canceled, closed by the first cancel
-	err     atomic.Pointer[error] // set by the first cancel, after done is closed
-	slot    *slot                 // the deadline's timer; guarded by mu, looked at by the first cancel only
-	x       *extra                // guarded by mu; nil until needed
+	done       atomic.Value          // of chan struct{}, made lazily while not canceled, closed by the first cancel
+	err        atomic.Pointer[error] // set by the first cancel, after done is closed
+	slot       *slot                 // the deadline's timer; guarded by mu, looked at by the first cancel only
+	x          *extra                // guarded by mu; nil until needed
 }
 
 // extra is what only some contexts need.
@@ -83,8 +83,9 @@ func boxErr(err error) *error {
 var selfKey int
 
 // withDeadline returns a timerCtx with deadline d, which is dur from now,
-// attached to parent.
-func withDeadline(parent Context, d time.Time, dur time.Duration, cause error) (Context, CancelFunc) {
+// attached to parent. bubble reports that the caller is inside a
+// testing/synctest bubble.
+func withDeadline(parent Context, d time.Time, dur time.Duration, cause error, bubble bool) (Context, CancelFunc) {
 	c := &timerCtx{parent: parent, deadline: d}
 	if cause != nil {
 		c.x = &extra{deadlineCause: cause}
@@ -97,11 +98,11 @@ func withDeadline(parent Context, d time.Time, dur time.Duration, cause error) (
 	if !shared {
 		// Nothing can cancel c before it is returned but its timer,
 		// which finds c.slot set (see arm).
-		arm(c, dur)
+		arm(c, dur, bubble)
 	} else {
 		c.mu.Lock()
 		if c.err.Load() == nil {
-			arm(c, dur)
+			arm(c, dur, bubble)
 		}
 		c.mu.Unlock()
 	}

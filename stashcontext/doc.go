@@ -59,7 +59,6 @@
 //     prints its own children of any context with an AfterFunc method.
 //   - %T prints this package's type, not *context.timerCtx.
 //   - Inside a testing/synctest bubble, stashtime hands timers to package
-//     time, so deadlines run on the bubble's fake clock; a timer pooled
-//     inside a bubble must not be re-armed outside it, so do not share one
-//     process between bubbled and unbubbled contexts of this package.
+//     time, so deadlines run on the bubble's fake clock, and their timers
+//     are not pooled.
 package stashcontext

@@ -16,6 +16,10 @@ type slot struct {
 	// c is the context the timer is armed for. It is set before the
 	// timer is armed, and read by the callback, which runs after that.
 	c *timerCtx
+	// bubble reports a timer made inside a testing/synctest bubble, where
+	// stashtime hands timers to package time, on the bubble's fake clock:
+	// such a slot is never pooled, and none is taken from the pool there.
+	bubble bool
 }
 
 var slots sync.Pool // of *slot, their timers stopped
@@ -24,7 +28,13 @@ var slots sync.Pool // of *slot, their timers stopped
 // before the timer is armed; s.t, which only release reads, once it is.
 // A slot whose timer fired is never reused, so its callback reads the c
 // that armed it.
-func arm(c *timerCtx, d time.Duration) {
+func arm(c *timerCtx, d time.Duration, bubble bool) {
+	if bubble {
+		s := &slot{c: c, bubble: true}
+		c.slot = s
+		s.t = stashtime.AfterFunc(d, s.fire)
+		return
+	}
 	if s, _ := slots.Get().(*slot); s != nil {
 		s.c = c
 		c.slot = s
@@ -43,7 +53,11 @@ func (s *slot) fire() { s.c.expire() }
 // The pooled slot keeps its last context until it is reused: at most one
 // context per pooled slot, which the pool drops at a garbage collection.
 func (s *slot) release() {
-	if s.t.Stop() {
+	if s.t.Stop() && !s.bubble {
 		slots.Put(s)
 	}
 }
+
+// inBubble reports whether now, a reading of time.Now, was taken inside a
+// testing/synctest bubble: the fake clock there has no monotonic reading.
+func inBubble(now time.Time) bool { return now == now.Round(0) }
