@@ -45,6 +45,10 @@ func TestQuickRun(t *testing.T) {
 		{"lateness 1ms", "p99 late"},
 		{"lateness 10ms", "p50 late"},
 		{"lateness 10ms", "p99 late"},
+		{"withtimeout-cancel live=0", "ns/op"},
+		{"withtimeout-cancel live=0", "B/op"},
+		{"withtimeout-cancel live=10k", "ns/op"},
+		{"withtimeout-cancel live=10k", "B/op"},
 	}
 	lines := strings.Split(out, "\n")
 	for _, w := range want {

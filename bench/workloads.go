@@ -63,6 +63,7 @@ var workloads = []workload{
 	{"burst", func(c *config) int { return 2 * c.burstRounds }, burst},
 	{"lateness", func(c *config) int { return len(c.latencies) * 2 * (c.samples + 1) }, lateness},
 	{"load", loadSteps, load},
+	{"context", contextSteps, contextRows},
 }
 
 func workloadNames() []string {
