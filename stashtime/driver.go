@@ -90,6 +90,7 @@ func (w *Wheel) run() {
 			w.pollerErrors.Add(1)
 			time.Sleep(pollerFailedPoll)
 		}
+		w.wakes.Add(1)
 	}
 }
 

@@ -12,7 +12,7 @@ package stashtime
 //     apply to stashtime's timers.
 //   - A panicking AfterFunc callback crashes the program from its own
 //     goroutine, never from the driver's, and AfterFunc(d, nil) is accepted
-//     and panics only when it fires.
+//     and panics only when it fires, with a message that names the mistake.
 
 import (
 	"bytes"
@@ -522,14 +522,14 @@ func TestFidelityAfterFuncPanic(t *testing.T) {
 }
 
 // TestFidelityAfterFuncNil: AfterFunc(d, nil) is accepted, as by time,
-// and the program crashes only when the timer fires, with a nil-func panic
-// inside stashtime.call on the callback's goroutine. (Package time dies
-// with "fatal error: go of nil func value" on whatever goroutine ran the
-// timer.)
+// and the program crashes only when the timer fires, on the callback's
+// goroutine (stashtime.call), with a panic that names the mistake. (Package
+// time dies with "fatal error: go of nil func value" on whatever goroutine
+// ran the timer.)
 func TestFidelityAfterFuncNil(t *testing.T) {
 	r := runChild(t, "nil-func", 20*time.Second)
 	if !strings.Contains(r.stdout, "scheduled\nstill running\n") {
 		t.Errorf("AfterFunc(50ms, nil) did not return, or crashed before it fired:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}
-	checkCallbackCrash(t, r, "panic: runtime error: invalid memory address or nil pointer dereference")
+	checkCallbackCrash(t, r, "panic: stashtime: AfterFunc's f is nil (go of nil func value)")
 }

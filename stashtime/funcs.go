@@ -76,7 +76,12 @@ func Sleep(d Duration) {
 		return
 	}
 	if d == math.MaxInt64 {
-		select {} // never returns, and costs the wheel nothing
+		// Never returns, and costs the wheel nothing. Not select {}: a
+		// program whose other goroutines are all blocked would die with
+		// "all goroutines are asleep", where package time's pending timer
+		// keeps it alive.
+		time.Sleep(d)
+		return
 	}
 	Default().sleep(now, d)
 }

@@ -10,12 +10,22 @@ import (
 // cells, so a snapshot taken while timers start and stop may count as live
 // a timer whose Stop it does not yet see; it never misses one armed
 // throughout, and on a quiet wheel every count is exact.
+//
+// Whether the driver keeps up shows in Walks and Wakes: a driver that keeps
+// up sleeps between passes, so Wakes grows with Walks, and lateness stays
+// low; one that falls behind runs pass after pass (Walks grows, Wakes does
+// not) while LateP99 climbs. Stats marshals to JSON as is, durations in
+// nanoseconds; Wheel.Stats's example publishes it through package expvar.
 type Stats struct {
 	Live     int64 // timers armed and not yet fired or stopped
 	Fired    int64 // firings, ticks included
 	Stopped  int64 // Stop or Reset calls that disarmed a pending timer
-	Overflow int   // deadlines waiting beyond the store's span
-	Walks    int64 // driver passes
+	Overflow int   // deadlines waiting beyond the store's span (the overflow area's size)
+	Walks    int64 // driver passes: walks of the store, each firing what is due
+	// Sleeps of the driver's poller that ended (a deadline came, or a
+	// producer or Sync woke it): Walks less Wakes is the passes the
+	// driver ran without sleeping in between.
+	Wakes    int64
 	Cleans   int64 // store reclamations
 	Compacts int64 // compactions of the store slots that Stop and Reset emptied
 	// Waits of the driver's poller that failed. None is known to; after
@@ -35,6 +45,7 @@ func (w *Wheel) Stats() Stats {
 		Stopped:      w.stopped.load(),
 		Overflow:     w.store.Overflow(),
 		Walks:        w.walks.Load(),
+		Wakes:        w.wakes.Load(),
 		Cleans:       w.cleans.Load(),
 		Compacts:     w.compacts.Load(),
 		PollerErrors: w.pollerErrors.Load(),

@@ -21,7 +21,7 @@ func (w *Wheel) NewTicker(d Duration) *Ticker {
 	if d <= 0 {
 		panic("non-positive interval for NewTicker")
 	}
-	return w.newTicker(w.now(), d)
+	return w.newTicker(w.begin("NewTicker"), d)
 }
 
 func (w *Wheel) newTicker(now int64, d Duration) *Ticker {
@@ -76,6 +76,7 @@ func (t *Ticker) Reset(d Duration) {
 		return
 	}
 	w := e.w
+	w.checkOpen("Ticker.Reset")
 	e.lock() // before the clock read, as in Timer.Reset
 	now := w.now()
 	when := deadline(now, d)

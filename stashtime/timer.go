@@ -29,7 +29,7 @@ type chanTimer struct {
 
 // NewTimer creates a new Timer on w that will send the current time on its
 // channel after at least duration d.
-func (w *Wheel) NewTimer(d Duration) *Timer { return w.newTimer(w.now(), d) }
+func (w *Wheel) NewTimer(d Duration) *Timer { return w.newTimer(w.begin("NewTimer"), d) }
 
 func (w *Wheel) newTimer(now int64, d Duration) *Timer { return &w.newChanTimer(now, d).t }
 
@@ -57,11 +57,14 @@ func (w *Wheel) newChan(now int64, d Duration) (chan Time, *entry) {
 // own goroutine. It returns a Timer that can be used to cancel the call
 // using its Stop method. The returned Timer's C field is nil.
 func (w *Wheel) AfterFunc(d Duration, f func()) *Timer {
-	return w.afterFunc(w.now(), d, f)
+	return w.afterFunc(w.begin("AfterFunc"), d, f)
 }
 
 func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
 	ft := &funcTimer{e: entry{w: w, kind: kindFunc}}
+	if f == nil {
+		f = nilFunc // accepted, and crashes when it fires, as in package time
+	}
 	ft.e.setFn(f)
 	ft.t.e = &ft.e
 	w.start(&ft.e, now, deadline(now, d))
@@ -71,7 +74,7 @@ func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
 // After waits for the duration to elapse and then sends the current time on
 // the returned channel. It is NewTimer(d).C.
 func (w *Wheel) After(d Duration) <-chan Time {
-	c, _ := w.newChan(w.now(), d)
+	c, _ := w.newChan(w.begin("After"), d)
 	return c
 }
 
@@ -162,6 +165,7 @@ func (t *Timer) Reset(d Duration) bool {
 		return e.stdTimer().Reset(d)
 	}
 	w := e.w
+	w.checkOpen("Timer.Reset")
 	// Moving a pending timer's deadline later is one CAS after the clock
 	// read, while the entry is open (see entry.unlock).
 	var now int64

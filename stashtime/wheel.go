@@ -14,7 +14,9 @@ import (
 
 // A Clock is a monotonic clock a Wheel reads deadlines from: Now in
 // nanoseconds, never negative and never decreasing, and Time to turn a
-// reading into a Time.
+// reading into a Time. NewWheel refuses a Clock whose first reading is
+// negative; one that goes negative or backwards later may leave timers
+// unfired until it reads past their deadlines again.
 type Clock = clock.Clock
 
 // A ManualClock is a Clock that moves only when told to (Advance, Set). A
@@ -61,6 +63,15 @@ var ErrClosed = errors.New("stashtime: wheel closed")
 // A Wheel runs timers on one lock-free hierarchical timer wheel driven by one
 // goroutine locked to its OS thread. The package-level functions use a
 // process-wide Wheel started on first use; NewWheel makes independent ones.
+//
+// Once a Wheel is closed, NewTimer, After, AfterFunc, NewTicker, Tick,
+// Sleep, and the Reset of its timers and tickers panic ("stashtime: ... on
+// closed Wheel"), as a send on a closed channel does, rather than arm a
+// timer that would never fire; Stop still works. The methods that start a
+// timer (all of those but Reset) also panic when called from inside a
+// testing/synctest bubble: the timer's channel would belong to the bubble,
+// which the driver, outside it, must not touch. (The package-level
+// functions hand their work to package time there.)
 type Wheel struct {
 	clock    Clock
 	store    *stash.Store[entry]
@@ -93,6 +104,7 @@ type Wheel struct {
 	fired, walks, cleans, compacts atomic.Int64
 	ended                          atomic.Int64 // firings that disarmed a timer; the driver's
 	pollerErrors                   atomic.Int64 // Waits that failed (see run)
+	wakes                          atomic.Int64 // Waits that ended (see run)
 	late                           latency
 	compaction                     compaction
 
@@ -106,7 +118,10 @@ type Wheel struct {
 
 const running = math.MinInt64
 
-// NewWheel starts a Wheel. Close it when done.
+// NewWheel starts a Wheel. Close it when done. It returns an error for
+// options no wheel can run on: a negative MaxBatch, a nil pointer as the
+// Clock, a Clock reading below zero, levels that do not fit together, or a
+// bucket width (the last level's Div) beyond math.MaxInt64 nanoseconds.
 func NewWheel(opts Options) (*Wheel, error) {
 	c := opts.Clock
 	if c == nil {
@@ -118,6 +133,9 @@ func NewWheel(opts Options) (*Wheel, error) {
 	}
 	if opts.MaxBatch < 0 {
 		return nil, errors.New("stashtime: negative MaxBatch")
+	}
+	if err := checkOptions(c, levels); err != nil {
+		return nil, err
 	}
 	st, err := stash.New[entry](stash.Config{Levels: levels}, uint64(max(c.Now(), 0)))
 	if err != nil {
@@ -173,7 +191,8 @@ var (
 )
 
 // Default returns the process-wide Wheel that the package-level functions
-// use, starting it on first use. It is never closed.
+// use, starting it on first use. It is never closed: its Close returns
+// ErrCloseDefault and leaves it running.
 //
 // Its driver must not start inside a testing/synctest bubble (it would
 // belong to the bubble), so a first call from inside one panics; the
@@ -199,9 +218,13 @@ func Default() *Wheel {
 }
 
 // Close stops the wheel's driver and releases its poller. Timers still
-// pending never fire. Close returns ErrClosed if the wheel was already
-// closed.
+// pending never fire, and a Sleep on w in progress never returns. Close
+// returns ErrClosed if the wheel was already closed, and ErrCloseDefault,
+// leaving it running, on the process-wide wheel.
 func (w *Wheel) Close() error {
+	if w == defaultWheel.Load() {
+		return ErrCloseDefault
+	}
 	if !w.closed.CompareAndSwap(false, true) {
 		return ErrClosed
 	}

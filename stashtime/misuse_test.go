@@ -1,0 +1,220 @@
+package stashtime
+
+// Misuse gets package time's behaviour where time has one, and otherwise a
+// clear error or panic that names the package and the mistake, at the call
+// (see misuse.go).
+//
+// No testify here: it imports net/http, whose presence in the test binary
+// keeps the runtime from ever reporting a deadlock, and the children that
+// fidelity_process_test.go and this file run must see those reports.
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func init() {
+	// Sleep(math.MaxInt64) with nothing else running: package time keeps
+	// the program blocked, with no deadlock report.
+	helpers["sleep-forever-alone"] = func() {
+		fmt.Println("sleeping")
+		Sleep(math.MaxInt64)
+	}
+	helpers["sleep-forever-alone-time"] = func() {
+		fmt.Println("sleeping")
+		time.Sleep(math.MaxInt64)
+	}
+}
+
+// TestSleepForeverNoDeadlock: Sleep(math.MaxInt64) in a program where
+// nothing else runs blocks, as time.Sleep does; it must not die with "all
+// goroutines are asleep" (each child is given 3 s; package time's is the
+// control).
+func TestSleepForeverNoDeadlock(t *testing.T) {
+	skipUnderRace(t)
+	for _, name := range []string{"sleep-forever-alone-time", "sleep-forever-alone"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := runChild(t, name, 3*time.Second)
+			if !r.timedOut || !strings.Contains(r.stdout, "sleeping") {
+				t.Fatalf("the child ended (exit %d) instead of sleeping on\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// TestCloseDefault: the process-wide wheel refuses Close and keeps firing
+// the package-level functions' timers.
+func TestCloseDefault(t *testing.T) {
+	w := Default()
+	for range 2 {
+		if err := w.Close(); err != ErrCloseDefault {
+			t.Fatalf("Default().Close() = %v, want ErrCloseDefault", err)
+		}
+	}
+	if w.closed.Load() {
+		t.Fatal("the process-wide wheel is marked closed")
+	}
+	for _, fire := range []func() <-chan Time{
+		func() <-chan Time { return After(time.Millisecond) },
+		func() <-chan Time { return w.After(time.Millisecond) },
+	} {
+		select {
+		case <-fire():
+		case <-time.After(10 * time.Second):
+			t.Fatal("a timer on the process-wide wheel did not fire after its Close")
+		}
+	}
+}
+
+// TestClosedWheelPanics: every call that would arm a timer on a closed
+// wheel panics, naming the call; Stop does not.
+func TestClosedWheelPanics(t *testing.T) {
+	w, _ := newManualWheel(t, 0)
+	tm := w.NewTimer(time.Hour)
+	ft := w.AfterFunc(time.Hour, func() {})
+	tk := w.NewTicker(time.Hour)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != ErrClosed {
+		t.Fatalf("second Close = %v, want ErrClosed", err)
+	}
+
+	for _, c := range []struct {
+		op   string
+		call func()
+	}{
+		{"NewTimer", func() { w.NewTimer(time.Second) }},
+		{"NewTimer", func() { w.NewTimer(0) }},
+		{"After", func() { w.After(time.Second) }},
+		{"AfterFunc", func() { w.AfterFunc(time.Second, func() {}) }},
+		{"NewTicker", func() { w.NewTicker(time.Second) }},
+		{"NewTicker", func() { w.Tick(time.Second) }},
+		{"Timer.Reset", func() { tm.Reset(time.Second) }},
+		{"Timer.Reset", func() { ft.Reset(2 * time.Hour) }}, // the lock-free path
+		{"Ticker.Reset", func() { tk.Reset(time.Second) }},
+	} {
+		if r := panicValue(c.call); r != "stashtime: "+c.op+" on closed Wheel" {
+			t.Errorf("%s on a closed wheel: panic %v", c.op, r)
+		}
+	}
+	// Sleep must neither block for good nor return early.
+	got := make(chan any, 1)
+	go func() {
+		defer func() { got <- recover() }()
+		w.Sleep(time.Second)
+	}()
+	select {
+	case r := <-got:
+		if r != "stashtime: Sleep on closed Wheel" {
+			t.Errorf("Sleep on a closed wheel: panic %v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Sleep on a closed wheel blocked")
+	}
+	if r := panicValue(func() {
+		tm.Stop()
+		ft.Stop()
+		tk.Stop()
+		w.Sleep(0) // returns at once, as on an open wheel
+	}); r != nil {
+		t.Errorf("Stop or Sleep(0) on a closed wheel panicked: %v", r)
+	}
+}
+
+// negClock reads -1 s.
+type negClock struct{}
+
+func (negClock) Now() int64           { return -int64(time.Second) }
+func (negClock) Time(mono int64) Time { return time.Unix(0, mono) }
+
+// TestNewWheelRejects: options no wheel can run on are an error from
+// NewWheel, not a panic inside it or a wheel that never fires.
+func TestNewWheelRejects(t *testing.T) {
+	var nilManual *ManualClock
+	for _, c := range []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"bucket width beyond int64", Options{Clock: NewManualClock(time.Time{}), Levels: []Level{{Div: math.MaxUint64, Mod: 1, Chunk: 1}}}, "does not fit in an int64"},
+		{"bucket width 2^63", Options{Clock: NewManualClock(time.Time{}), Levels: []Level{{Div: 1 << 63, Mod: 1, Chunk: 1}}}, "does not fit in an int64"},
+		{"typed nil ManualClock", Options{Clock: nilManual}, "nil *ManualClock"},
+		{"negative clock", Options{Clock: negClock{}}, "must never read negative"},
+		{"negative MaxBatch", Options{MaxBatch: -1}, "negative MaxBatch"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var w *Wheel
+			var err error
+			if r := panicValue(func() { w, err = NewWheel(c.opts) }); r != nil {
+				t.Fatalf("NewWheel panicked: %v", r)
+			}
+			if w != nil {
+				w.Close()
+				t.Fatal("NewWheel returned a wheel")
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), "stashtime: ") || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("NewWheel error %v, want one that starts with \"stashtime: \" and says %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestWidestBucketFires: the widest bucket NewWheel accepts still fires a
+// timer at its deadline.
+func TestWidestBucketFires(t *testing.T) {
+	for _, div := range []uint64{math.MaxInt64, 1 << 62} {
+		clk := NewManualClock(time.Unix(0, 0))
+		w, err := NewWheel(Options{Clock: clk, Levels: []Level{{Div: div, Mod: 1, Chunk: 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm := w.NewTimer(time.Second)
+		clk.Advance(time.Second - 1)
+		w.Sync()
+		if len(tm.C) != 0 {
+			t.Errorf("Div %d: fired early", div)
+		}
+		clk.Advance(1)
+		w.Sync()
+		if len(tm.C) != 1 {
+			t.Errorf("Div %d: a due timer did not fire", div)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestStatsWakes: the driver's ended sleeps are counted, apart from its
+// passes.
+func TestStatsWakes(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	const n = 20
+	for range n {
+		// The driver is asleep on the clock: the timer wakes it.
+		for deadline := time.Now().Add(10 * time.Second); clk.Waiters() == 0; {
+			if time.Now().After(deadline) {
+				t.Fatal("the driver did not go to sleep")
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+		w.AfterFunc(time.Millisecond, func() {})
+		clk.Advance(time.Millisecond)
+		w.Sync()
+	}
+	if st := w.Stats(); st.Fired != n || st.Wakes < n || st.Wakes > st.Walks {
+		t.Fatalf("stats %+v: want Fired %d, Wakes at least %[2]d and at most Walks", st, n)
+	}
+}
+
+// panicValue calls f and returns what it panicked with, or nil.
+func panicValue(f func()) (r any) {
+	defer func() { r = recover() }()
+	f()
+	return nil
+}
