@@ -1,0 +1,246 @@
+package stashtime
+
+// What abandoned channel timers leave behind, measured beside package
+// time's in a child process (the test binary re-executed with
+// STASHTIME_ABANDON_HELPER set), where nothing else allocates or frees:
+//
+//   - 10,000 abandoned After, Tick, NewTimer or NewTicker of an hour: the
+//     allocations in use (Mallocs-Frees) after three collections. time's
+//     are freed by three back-to-back runtime.GC calls (by the first, in
+//     fact). stash's need three collections with the program running a
+//     moment between them: the nursery weakens after the first (see
+//     nursery.go), the second frees the channels and runs their cleanups
+//     (see weakchan.go), the third frees the entries. Back to back, the
+//     weakening overlaps the second collection and the count is logged.
+//   - The hot-loop idiom select { case <-work: case <-After(time.Minute): }
+//     run a million times: the heap it leaves after four collections.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const abandonEnv = "STASHTIME_ABANDON_HELPER"
+
+// An abandonReport is what a child measured: allocations in use per
+// abandoned timer after each collection (collect), or heap bytes retained
+// per iteration (hot).
+type abandonReport struct {
+	PerTimer []float64 `json:"per_timer,omitempty"`
+	PerIter  float64   `json:"per_iter,omitempty"`
+}
+
+// runAbandonChild runs the child scenario spec (impl/mode/kind, or
+// impl/hot/iterations) and returns its report.
+func runAbandonChild(t *testing.T, spec string) abandonReport {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestAbandonHelperProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), abandonEnv+"="+spec)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	require.NoError(t, err, "child %s: stderr:\n%s\nstdout:\n%s", spec, errb.String(), out.String())
+	for line := range strings.Lines(out.String()) {
+		if rest, ok := strings.CutPrefix(line, "REPORT "); ok {
+			var r abandonReport
+			require.NoError(t, json.Unmarshal([]byte(rest), &r))
+			return r
+		}
+	}
+	t.Fatalf("child %s reported nothing; stdout:\n%s", spec, out.String())
+	return abandonReport{}
+}
+
+// TestAbandonHelperProcess is the child's body; it is skipped in the parent.
+func TestAbandonHelperProcess(t *testing.T) {
+	spec := os.Getenv(abandonEnv)
+	if spec == "" {
+		t.Skip("runs only as a child of the abandon tests")
+	}
+	f := strings.Split(spec, "/")
+	require.Len(t, f, 3)
+	var r abandonReport
+	if f[1] == "hot" {
+		n, err := strconv.Atoi(f[2])
+		require.NoError(t, err)
+		r.PerIter = hotAfterLoop(f[0] == "stash", n)
+	} else {
+		r.PerTimer = collectAbandoned(t, f[0] == "stash", f[1] == "paced", f[2])
+	}
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	fmt.Printf("REPORT %s\n", b)
+}
+
+func allocsInUse() int64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.Mallocs - ms.Frees)
+}
+
+// abandonSink keeps the compiler from dropping what a maker returns, and
+// is cleared before the collections.
+var abandonSink any
+
+func abandonMaker(stash bool, kind string) func() {
+	const d = time.Hour
+	switch kind + map[bool]string{true: "/stash", false: "/time"}[stash] {
+	case "After/stash":
+		return func() { abandonSink = After(d) }
+	case "Tick/stash":
+		return func() { abandonSink = Tick(d) }
+	case "NewTimer/stash":
+		return func() { abandonSink = NewTimer(d) }
+	case "NewTicker/stash":
+		return func() { abandonSink = NewTicker(d) }
+	case "After/time":
+		return func() { abandonSink = time.After(d) }
+	case "Tick/time":
+		return func() { abandonSink = time.Tick(d) }
+	case "NewTimer/time":
+		return func() { abandonSink = time.NewTimer(d) }
+	case "NewTicker/time":
+		return func() { abandonSink = time.NewTicker(d) }
+	}
+	panic("unknown kind " + kind)
+}
+
+// waitUntil polls cond for at most 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		require.False(t, time.Now().After(deadline), "not %s after 10 s", what)
+	}
+}
+
+// nurseryIdle reports whether no sweep of the nursery is running.
+func nurseryIdle() bool { return theNursery.done.Load() == theNursery.begun.Load() }
+
+// collectAbandoned abandons 10,000 timers of kind and returns the
+// allocations in use per timer after each of six collections, counted from
+// before they were made. Paced (stash only), the first three collections
+// are each followed by waiting for what the wheel does after it: the
+// nursery's sweep, the cleanups that stop the abandoned timers, the drain
+// that lets go of the intake's listings. Otherwise they are back to back.
+func collectAbandoned(t *testing.T, stash, paced bool, kind string) []float64 {
+	const n = 10_000
+	mk := abandonMaker(stash, kind)
+	settle := func() {
+		for range 3 {
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond)
+		}
+		if stash {
+			waitUntil(t, "settled", func() bool { return nurseryIdle() && Default().Stats().Live == 0 })
+			Default().Sync()
+		}
+		runtime.GC()
+	}
+	if stash {
+		Default()
+	}
+	mk() // the first of a kind allocates what the rest reuse
+	abandonSink = nil
+	settle()
+	before := allocsInUse()
+	for range n {
+		mk()
+	}
+	abandonSink = nil
+	var per []float64
+	for i := range 6 {
+		swept, armed := theNursery.begun.Load(), theNursery.armed.Load()
+		runtime.GC()
+		if paced && i == 0 { // unless a collection while they were made swept them
+			waitUntil(t, "swept", func() bool { return (!armed || theNursery.begun.Load() != swept) && nurseryIdle() })
+		}
+		if paced && i == 1 {
+			waitUntil(t, "stopped", func() bool { return Default().Stats().Live == 0 })
+			Default().Sync() // a pass: the drain lets go of the intake's listings
+		}
+		if paced || i >= 2 {
+			per = append(per, float64(allocsInUse()-before)/n)
+		} else {
+			per = append(per, -1) // not read: back to back
+		}
+	}
+	return per
+}
+
+// hotAfterLoop runs the select idiom n times, ch always winning, and
+// returns the heap it leaves after four collections, per iteration.
+func hotAfterLoop(stash bool, n int) float64 {
+	after := time.After
+	if stash {
+		after = After
+		NewTimer(time.Hour).Stop()
+	}
+	ch := make(chan int, 1)
+	runtime.GC()
+	runtime.GC()
+	before := heapAlloc()
+	sum := 0
+	for i := range n {
+		ch <- i
+		select {
+		case <-after(time.Minute):
+			panic("a minute passed")
+		case m := <-ch:
+			sum += m
+		}
+	}
+	gcN(4)
+	runtime.KeepAlive(sum)
+	return (float64(heapAlloc()) - float64(before)) / float64(n)
+}
+
+// TestAbandonedFreedByCollections: 10,000 abandoned channel timers of each
+// kind are freed, entry, slot and channel, by three collections with the
+// program running between them: allocations in use grow by less than one
+// per timer, as they do with package time after three back-to-back
+// runtime.GC calls. The back-to-back figures of both are logged.
+func TestAbandonedFreedByCollections(t *testing.T) {
+	if testing.Short() || fidelityRace {
+		t.Skip("measures allocations of 10,000 timers in child processes")
+	}
+	for _, kind := range []string{"After", "Tick", "NewTimer", "NewTicker"} {
+		t.Run(kind, func(t *testing.T) {
+			tm := runAbandonChild(t, "time/b2b/"+kind)
+			paced := runAbandonChild(t, "stash/paced/"+kind)
+			b2b := runAbandonChild(t, "stash/b2b/"+kind)
+			t.Logf("allocations in use per abandoned timer after GC 3..6: time back to back %.2f; stash back to back %.2f",
+				tm.PerTimer[2:], b2b.PerTimer[2:])
+			t.Logf("stash, paced, after GC 1..6: %.2f", paced.PerTimer)
+			assert.Less(t, tm.PerTimer[2], 1.0, "time, after three back-to-back collections (the control)")
+			assert.Less(t, paced.PerTimer[2], 1.0, "stash, after three paced collections")
+		})
+	}
+}
+
+// TestAbandonedAfterHotLoopFlat: a million iterations of
+// select { case <-work: case <-After(time.Minute): } leave at most 8 bytes
+// per abandoned timer after four collections (package time's: none).
+func TestAbandonedAfterHotLoopFlat(t *testing.T) {
+	if testing.Short() || fidelityRace {
+		t.Skip("runs a million timers in child processes")
+	}
+	const n = 1_000_000
+	tm := runAbandonChild(t, "time/hot/"+strconv.Itoa(n))
+	st := runAbandonChild(t, "stash/hot/"+strconv.Itoa(n))
+	t.Logf("retained after four collections, B per iteration: time %.2f, stash %.2f", tm.PerIter, st.PerIter)
+	assert.LessOrEqual(t, st.PerIter, 8.0)
+}
