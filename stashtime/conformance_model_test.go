@@ -40,6 +40,10 @@ type modelTimer struct {
 	period stdtime.Duration // ticker
 	// buffered is the value waiting in the channel, if any.
 	buffered *stdtime.Duration
+	// drops counts a ticker's firings in a row that found a value
+	// buffered, for its backoff (see the kindTicker case of fire in
+	// driver.go).
+	drops uint32
 }
 
 // A funcRun is one run of an AfterFunc's f: which timer, and the clock
@@ -162,11 +166,15 @@ func runModel(t *testing.T, cfg modelConfig, r *rand.Rand) {
 				wantRuns = append(wantRuns, mt.id)
 				mt.armed = false
 			case modelTicker:
+				after := n // the next tick is the first after it
 				if mt.buffered == nil {
 					w := mt.when
-					mt.buffered = &w
+					mt.buffered, mt.drops = &w, 0
+				} else {
+					mt.drops++
+					after = stdtime.Duration(stashtime.TickerIdleAfter(int64(n), int64(mt.period), mt.drops))
 				}
-				late := n - mt.when
+				late := after - mt.when
 				mt.when += mt.period * (1 + late/mt.period)
 			}
 		}

@@ -241,12 +241,19 @@ func (d *driver) fire(it nearItem, now int64) bool {
 			w.ended.Add(1)
 			break
 		}
+		te := e.ticker()
+		after := now // the next firing is the first tick after it
 		select {
 		case c <- w.clock.Time(when):
+			te.drops = 0
 		default: // a tick is already waiting: drop this one
+			if te.drops < math.MaxUint32 {
+				te.drops++
+			}
+			after = idleAfter(now, te.period, te.drops)
 		}
-		e.setWhen(nextTick(when, e.ticker().period, now))
-		d.refile(e, now, w.bucketOf(now))
+		e.setWhen(nextTick(when, te.period, after))
+		d.refile(e, now, d.walkEnd(now))
 	}
 	e.unlock()
 	return true
@@ -265,6 +272,37 @@ func nextTick(when, period, now int64) int64 {
 		return math.MaxInt64
 	}
 	return next
+}
+
+// A ticker nobody receives from would cost the driver a firing every
+// period for nothing, where package time's costs nothing (its channel timer
+// is in the runtime's heap only while a goroutine blocks on the channel).
+// So once tickerIdle firings in a row have found the last tick still
+// waiting in the channel, each further such firing puts the next one off
+// past the ticks in between, by a span that doubles with each (two periods,
+// then four...) up to tickerIdleMax: the next firing is then the last tick
+// within that span, or the next tick if the period is longer. The firing
+// that finds the channel empty, because the receiver took the tick, delivers
+// and ends the backoff, so the receiver's next tick is at most about
+// tickerIdleMax later than package time's; a receiver that takes each tick
+// before tickerIdle more come due sees exactly package time's ticks.
+const (
+	tickerIdle    = 16
+	tickerIdleMax = int64(1 << 27) // about 134 ms
+)
+
+// idleAfter returns the instant after which the next firing of a ticker of
+// period, fired at now with drops firings in a row that found a tick
+// waiting, is the first tick: now, or later once drops reaches tickerIdle.
+func idleAfter(now, period int64, drops uint32) int64 {
+	if drops < tickerIdle || period >= tickerIdleMax {
+		return now
+	}
+	span := tickerIdleMax
+	if k := drops - tickerIdle + 1; k < 32 && period <= tickerIdleMax>>k {
+		span = period << k
+	}
+	return addSat(now, span-period)
 }
 
 // clean reclaims the store below the walk, once per bucket passed.

@@ -131,11 +131,13 @@ func (e *entry) when() int64 { return e.dl.Load() }
 // setWhen sets the deadline. e.mu is held, or e is not yet shared.
 func (e *entry) setWhen(when int64) { e.dl.Store(when) }
 
-// A tickerEntry is the entry of a Ticker: an entry and its period, guarded
-// by the entry's mu.
+// A tickerEntry is the entry of a Ticker: an entry, its period, and how
+// many firings in a row found the last tick still unreceived (see
+// tickerIdle), guarded by the entry's mu. drops fits the entry's size class.
 type tickerEntry struct {
 	entry
 	period int64
+	drops  uint32
 }
 
 // ticker returns the tickerEntry around e; e.kind must be kindTicker.

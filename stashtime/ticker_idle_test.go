@@ -1,0 +1,107 @@
+package stashtime
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The span a backing-off ticker skips doubles from two periods, once
+// tickerIdle firings in a row have found a tick waiting, up to
+// tickerIdleMax; a period that long or longer is never skipped.
+func TestTickerIdleAfter(t *testing.T) {
+	const now, ms = int64(1 << 40), int64(time.Millisecond)
+	for _, c := range []struct {
+		period int64
+		drops  uint32
+		want   int64
+	}{
+		{ms, 0, now},
+		{ms, tickerIdle - 1, now},
+		{ms, tickerIdle, now + ms},       // a span of 2 periods: the next tick but one
+		{ms, tickerIdle + 1, now + 3*ms}, // 4 periods
+		{ms, tickerIdle + 6, now + 127*ms},
+		{ms, tickerIdle + 7, now + tickerIdleMax - ms}, // 256 ms, capped
+		{ms, math.MaxUint32, now + tickerIdleMax - ms},
+		{1, math.MaxUint32, now + tickerIdleMax - 1},
+		{tickerIdleMax - 1, tickerIdle, now + tickerIdleMax - (tickerIdleMax - 1)},
+		{tickerIdleMax, math.MaxUint32, now},
+		{math.MaxInt64, math.MaxUint32, now},
+	} {
+		assert.Equal(t, c.want-now, idleAfter(now, c.period, c.drops)-now, "period %d, drops %d", c.period, c.drops)
+	}
+}
+
+// An unread ticker of 1 ms fires a few times a second, not a thousand: its
+// first tickerIdle drops come every period, then the spans double to
+// tickerIdleMax. Once the receiver takes the waiting tick, the next comes
+// within tickerIdleMax, on the ticker's phase, and from then on every
+// period, as with package time.
+func TestTickerIdleBacksOffAndResumes(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	const period = time.Millisecond
+	tk := w.NewTicker(period)
+	defer tk.Stop()
+	step := func() {
+		clk.Advance(period)
+		w.Sync()
+	}
+	before := w.Stats().Fired
+	for range 10_000 { // 10 s of 1 ms steps, nobody receiving
+		step()
+	}
+	fired := w.Stats().Fired - before
+	// 1 delivery, tickerIdle drops, 7 doubling spans to 134 ms, then
+	// about 10 s / 134 ms.
+	assert.LessOrEqual(t, fired, int64(1+tickerIdle+7+10_000/(tickerIdleMax/int64(period))+10), "firings of an unread ticker in 10 s")
+	assert.Greater(t, fired, int64(tickerIdle), "an unread ticker stopped firing")
+
+	start := clk.Now() - 10_000*int64(period)
+	v := <-tk.C
+	require.Equal(t, start+int64(period), v.Sub(clk.Epoch).Nanoseconds(), "the waiting tick is the first one")
+	read := clk.Now()
+	var got int64
+	for got == 0 {
+		require.Less(t, clk.Now()-read, tickerIdleMax+int64(period), "no tick within tickerIdleMax of taking the waiting one")
+		step()
+		select {
+		case v := <-tk.C:
+			got = v.Sub(clk.Epoch).Nanoseconds()
+		default:
+		}
+	}
+	assert.Zero(t, (got-start)%int64(period), "the tick after the backoff is off phase")
+	for k := int64(1); k <= 3*tickerIdle; k++ {
+		step()
+		select {
+		case v := <-tk.C:
+			require.Equal(t, got+k*int64(period), v.Sub(clk.Epoch).Nanoseconds(), "tick %d after resuming", k)
+		default:
+			require.Failf(t, "no tick", "tick %d after resuming", k)
+		}
+	}
+}
+
+// A receiver that takes the waiting tick every tickerIdle periods (so
+// tickerIdle-1 ticks are dropped in between) gets exactly package time's
+// ticks: the waiting tick, and next the first tick after it took one.
+func TestTickerIdleSlowReaderExact(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	const period = time.Millisecond
+	tk := w.NewTicker(period)
+	defer tk.Stop()
+	start := clk.Now()
+	lastRead := start
+	for r := range 50 {
+		for range tickerIdle {
+			clk.Advance(period)
+			w.Sync()
+		}
+		v := <-tk.C
+		require.Equal(t, lastRead+int64(period), v.Sub(clk.Epoch).Nanoseconds(), "read %d", r)
+		lastRead = clk.Now()
+	}
+}
