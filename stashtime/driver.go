@@ -253,7 +253,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 			after = idleAfter(now, te.period, te.drops)
 		}
 		e.setWhen(nextTick(when, te.period, after))
-		d.refile(e, now, d.walkEnd(now))
+		d.refile(e, now, w.bucketOf(now))
 	}
 	e.unlock()
 	return true
