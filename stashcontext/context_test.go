@@ -291,12 +291,13 @@ var cases = []struct {
 			fmt.Sprint(strings.HasSuffix(s, "])"))}
 	}},
 	{"nil parent", func(t *testing.T, a api) []string {
+		var nilParent stdcontext.Context
 		var out []string
 		for _, f := range []func(){
-			func() { a.WithTimeout(nil, long) },                       //nolint:staticcheck
-			func() { a.WithDeadline(nil, time.Now()) },                //nolint:staticcheck
-			func() { a.WithTimeoutCause(nil, long, errCause) },        //nolint:staticcheck
-			func() { a.WithDeadlineCause(nil, time.Now(), errCause) }, //nolint:staticcheck
+			func() { a.WithTimeout(nilParent, long) },
+			func() { a.WithDeadline(nilParent, time.Now()) },
+			func() { a.WithTimeoutCause(nilParent, long, errCause) },
+			func() { a.WithDeadlineCause(nilParent, time.Now(), errCause) },
 		} {
 			out = append(out, fmt.Sprint(panicValue(f)))
 		}
@@ -388,7 +389,8 @@ func TestExpiryNotEarly(t *testing.T) {
 }
 
 func TestNilParentMessage(t *testing.T) {
-	v := panicValue(func() { context.WithTimeout(nil, long) }) //nolint:staticcheck
+	var nilParent stdcontext.Context
+	v := panicValue(func() { context.WithTimeout(nilParent, long) })
 	if v != "cannot create context from nil parent" {
 		t.Errorf("panic %v", v)
 	}
@@ -402,7 +404,8 @@ func TestCancelReleasesTimer(t *testing.T) {
 	before := w.Stats().Live
 	var cancels []stdcontext.CancelFunc
 	for range n {
-		_, cancel := context.WithTimeout(context.Background(), long)
+		ctx, cancel := context.WithTimeout(context.Background(), long)
+		_ = ctx.Done() // puts the deadline on the wheel (see ensureArmed)
 		cancels = append(cancels, cancel)
 	}
 	if live := w.Stats().Live - before; live < n {
@@ -414,5 +417,43 @@ func TestCancelReleasesTimer(t *testing.T) {
 	// Slack for timers that other tests of this package arm meanwhile.
 	if live := w.Stats().Live - before; live > n/10 {
 		t.Errorf("%d contexts canceled: still %d more timers armed", n, live)
+	}
+}
+
+// TestLazyArming checks that a deadline goes on the wheel only once
+// something could see it pass, and that one that passed unseen is seen at
+// once.
+func TestLazyArming(t *testing.T) {
+	w := stashtime.Default()
+	before := w.Stats().Live
+	var cancels []stdcontext.CancelFunc
+	for range 1000 {
+		ctx, cancel := context.WithTimeout(context.Background(), long)
+		ctx.Deadline()
+		_ = ctx.Value(key("k"))
+		cancels = append(cancels, cancel)
+	}
+	if live := w.Stats().Live - before; live > 100 {
+		t.Errorf("%d timers armed for contexts nobody looked at", live)
+	}
+	for _, c := range cancels {
+		c()
+	}
+
+	for _, look := range []func(stdcontext.Context){
+		func(ctx stdcontext.Context) { <-ctx.Done() },
+		func(ctx stdcontext.Context) { _ = ctx.Err() },
+		func(ctx stdcontext.Context) { _ = stdcontext.Cause(ctx) },
+	} {
+		ctx, cancel := context.WithTimeoutCause(context.Background(), time.Millisecond, errCause)
+		dl, _ := ctx.Deadline()
+		for time.Now().Before(dl) {
+			time.Sleep(time.Millisecond)
+		}
+		look(ctx)
+		if ctx.Err() != context.DeadlineExceeded || !isDone(ctx) || stdcontext.Cause(ctx) != errCause {
+			t.Errorf("deadline passed unseen: %s", state(ctx))
+		}
+		cancel()
 	}
 }

@@ -28,10 +28,13 @@ type timerCtx struct {
 	// cancelOnly reports a context made by withCancel: no timer of its
 	// own, and the parent's deadline.
 	cancelOnly bool
-	done       atomic.Value          // of chan struct{}, made lazily while not canceled, closed by the first cancel
-	err        atomic.Pointer[error] // set by the first cancel, after done is closed
-	slot       *slot                 // the deadline's timer; guarded by mu, looked at by the first cancel only
-	x          *extra                // guarded by mu; nil until needed
+	// armed reports that the deadline is on the wheel, or need not be:
+	// see ensureArmed. Set under mu.
+	armed atomic.Bool
+	done  atomic.Value          // of chan struct{}, made lazily while not canceled, closed by the first cancel
+	err   atomic.Pointer[error] // set by the first cancel, before done is closed
+	slot  *slot                 // the deadline's timer; guarded by mu, looked at by the first cancel only
+	x     *extra                // guarded by mu; nil until needed
 }
 
 // extra is what only some contexts need.
@@ -90,23 +93,46 @@ func withDeadline(parent Context, d time.Time, dur time.Duration, cause error, b
 	if cause != nil {
 		c.x = &extra{deadlineCause: cause}
 	}
-	shared := c.attach()
+	c.attach()
 	if dur <= 0 {
+		c.armed.Store(true)
 		c.cancel(true, DeadlineExceeded, cause) // the deadline has already passed
 		return c, func() { c.cancel(false, Canceled, nil) }
 	}
-	if !shared {
-		// Nothing can cancel c before it is returned but its timer,
-		// which finds c.slot set (see arm).
-		arm(c, dur, bubble)
-	} else {
-		c.mu.Lock()
-		if c.err.Load() == nil {
-			arm(c, dur, bubble)
-		}
-		c.mu.Unlock()
-	}
 	return c, func() { c.cancel(true, Canceled, nil) }
+}
+
+// ensureArmed puts c's deadline on the wheel, unless it is there already,
+// or c is canceled, or the deadline has passed, in which case it cancels c
+// with DeadlineExceeded at once.
+//
+// A deadline goes on the wheel only once something could see it pass: Done
+// or Err is called, or a child or an AfterFunc is attached. Until then
+// nothing tells whether it has passed, so a context canceled before anyone
+// looks at it costs the wheel nothing. Deadline, Value and String do not
+// arm it.
+func (c *timerCtx) ensureArmed() {
+	if c.armed.Load() {
+		return
+	}
+	c.mu.Lock()
+	if c.armed.Load() {
+		c.mu.Unlock()
+		return
+	}
+	c.armed.Store(true)
+	if c.err.Load() != nil {
+		c.mu.Unlock()
+		return
+	}
+	now := time.Now()
+	if dur := c.deadline.Sub(now); dur > 0 {
+		arm(c, dur, inBubble(now))
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	c.expire()
 }
 
 // withCancel returns, for a parent whose deadline cur is earlier than the
@@ -119,6 +145,7 @@ func withCancel(parent Context, cur time.Time) (Context, CancelFunc) {
 		return context.WithCancel(parent)
 	}
 	c := &timerCtx{parent: parent, deadline: cur, cancelOnly: true}
+	c.armed.Store(true) // it has no timer
 	c.attach()
 	return c, func() { c.cancel(true, Canceled, nil) }
 }
@@ -128,22 +155,22 @@ func withCancel(parent Context, cur time.Time) (Context, CancelFunc) {
 // and sharing its Done channel) lists c among its children; any other
 // parent that can be canceled is asked with context.AfterFunc, which needs
 // no goroutine while it waits for a parent of package context or one with
-// an AfterFunc method. It reports whether anything else may now cancel c.
-func (c *timerCtx) attach() (shared bool) {
+// an AfterFunc method.
+func (c *timerCtx) attach() {
 	parent := c.parent
 	if p, ok := parent.(*timerCtx); ok {
 		p.addChild(c)
-		return true
+		return
 	}
 	done := parent.Done()
 	if done == nil {
-		return false // parent is never canceled
+		return // parent is never canceled
 	}
 	select {
 	case <-done:
 		// parent is already canceled
 		c.cancel(false, parent.Err(), context.Cause(parent))
-		return false
+		return
 	default:
 	}
 	if p, ok := parent.Value(&selfKey).(*timerCtx); ok && p.Done() == done {
@@ -153,7 +180,7 @@ func (c *timerCtx) attach() (shared bool) {
 		}
 		c.x.up = p
 		p.addChild(c)
-		return true
+		return
 	}
 	stop := context.AfterFunc(parent, func() {
 		c.cancel(false, parent.Err(), context.Cause(parent))
@@ -163,12 +190,12 @@ func (c *timerCtx) attach() (shared bool) {
 	}
 	c.x.parentStop = stop
 	c.foreign = true
-	return true
 }
 
 // addChild lists child among c's children, or cancels it at once if c is
 // canceled already.
 func (c *timerCtx) addChild(child canceler) {
+	c.ensureArmed()
 	c.mu.Lock()
 	if e := c.err.Load(); e != nil {
 		cause := c.causeLocked()
@@ -232,10 +259,10 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error, fired boo
 		c.mu.Unlock()
 		return // already canceled
 	}
+	c.err.Store(boxErr(err))
 	if d, _ := c.done.Load().(chan struct{}); d != nil {
 		close(d)
 	} // else Done returns closedchan from now on
-	c.err.Store(boxErr(err))
 	var children map[canceler]struct{}
 	x := c.x
 	if x != nil {
@@ -305,6 +332,7 @@ func (c *timerCtx) Done() <-chan struct{} {
 	if c.foreign {
 		c.checkParent()
 	}
+	c.ensureArmed()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	d := c.done.Load()
@@ -323,15 +351,29 @@ func (c *timerCtx) Done() <-chan struct{} {
 // error if the parent was canceled first.
 func (c *timerCtx) Err() error {
 	if e := c.err.Load(); e != nil {
+		c.waitClosed()
 		return *e
 	}
 	if c.foreign {
 		c.checkParent()
-		if e := c.err.Load(); e != nil {
-			return *e
-		}
+	}
+	if !c.armed.Load() {
+		c.ensureArmed()
+	}
+	if e := c.err.Load(); e != nil {
+		c.waitClosed()
+		return *e
 	}
 	return nil
+}
+
+// waitClosed returns once c's Done channel, if made, is closed: the first
+// cancel stores the error before it closes the channel, and Err must not
+// report one while Done is open.
+func (c *timerCtx) waitClosed() {
+	if d, _ := c.done.Load().(chan struct{}); d != nil {
+		<-d
+	}
 }
 
 // Value returns the parent's value for key. For context.Cause it reports
@@ -355,6 +397,7 @@ func (c *timerCtx) Value(key any) any {
 // context.AfterFunc, which runs f in a goroutine of its own.
 func (c *timerCtx) AfterFunc(f func()) (stop func() bool) {
 	n := &funcChild{f: f}
+	c.ensureArmed()
 	c.mu.Lock()
 	if c.err.Load() != nil {
 		c.mu.Unlock()
