@@ -25,43 +25,57 @@ func contextSteps(c *config) int { return len(c.liveSizes) * 2 * c.rounds }
 
 // contextRows: WithTimeout then cancel, a request that finishes before its
 // timeout, with other contexts pending (made with timeouts over [liveMin,
-// liveMin+liveSpan), not canceled); ns/op and B/op at each live count.
+// liveMin+liveSpan), their Done channels asked for, not canceled); ns/op
+// and B/op at each live count, without and with a look at Done before the
+// cancel (stashcontext puts a deadline on the wheel only once something
+// could see it pass).
 func contextRows(r *runner) {
 	for i, n := range r.cfg.liveSizes {
-		var ns, bytes [2][]float64
+		var ns, bytes [2][2][]float64 // [done][impl]
 		for round := range r.cfg.rounds {
 			for _, im := range pair(round) {
 				r.prog.running(im.name, "live="+count(n))
 				wt := withTimeout(im)
 				cancels := startLiveContexts(wt, n, uint64(round))
-				res := testing.Benchmark(func(b *testing.B) {
-					bg := context.Background()
-					for range b.N {
-						_, cancel := wt(bg, time.Second)
-						cancel()
+				k := implIndex(im)
+				for done := range 2 {
+					res := testing.Benchmark(func(b *testing.B) {
+						bg := context.Background()
+						for range b.N {
+							ctx, cancel := wt(bg, time.Second)
+							if done == 1 {
+								_ = ctx.Done()
+							}
+							cancel()
+						}
+					})
+					x, y := nan, nan
+					if res.N > 0 {
+						x = float64(res.T.Nanoseconds()) / float64(res.N)
+						y = float64(res.MemBytes) / float64(res.N)
 					}
-				})
+					ns[done][k] = append(ns[done][k], x)
+					bytes[done][k] = append(bytes[done][k], y)
+				}
 				for _, c := range cancels {
 					c()
 				}
 				runtime.GC()
-				k := implIndex(im)
-				if res.N == 0 {
-					ns[k], bytes[k] = append(ns[k], nan), append(bytes[k], nan)
-				} else {
-					ns[k] = append(ns[k], float64(res.T.Nanoseconds())/float64(res.N))
-					bytes[k] = append(bytes[k], float64(res.MemBytes)/float64(res.N))
-				}
 				r.prog.step()
 			}
 		}
 		wl := fmt.Sprintf("withtimeout-cancel live=%s", count(n))
-		rw := row{workload: wl, metric: "ns/op", unit: unitNs, time: median(ns[0]), stash: median(ns[1])}
-		if i == 0 {
-			rw.note = "context rows: the time column is package context, stash is stashcontext"
+		for done, suffix := range []string{"", ", Done"} {
+			rw := row{workload: wl, metric: "ns/op" + suffix, unit: unitNs,
+				time: median(ns[done][0]), stash: median(ns[done][1])}
+			if i == 0 && done == 0 {
+				rw.note = "the time column is package context, stash is stashcontext; " +
+					"\"Done\": the Done channel asked for before cancel (puts the deadline on stash's wheel)"
+			}
+			r.res.add(rw)
+			r.res.add(row{workload: wl, metric: "B/op" + suffix, unit: unitBytes,
+				time: median(bytes[done][0]), stash: median(bytes[done][1])})
 		}
-		r.res.add(rw)
-		r.res.add(row{workload: wl, metric: "B/op", unit: unitBytes, time: median(bytes[0]), stash: median(bytes[1])})
 	}
 }
 
@@ -77,7 +91,9 @@ func startLiveContexts(wt func(context.Context, time.Duration) (context.Context,
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(seed, uint64(p)))
 			for i := p * n / procs; i < (p+1)*n/procs; i++ {
-				_, cancels[i] = wt(context.Background(), liveMin+time.Duration(rng.Int64N(int64(liveSpan))))
+				var ctx context.Context
+				ctx, cancels[i] = wt(context.Background(), liveMin+time.Duration(rng.Int64N(int64(liveSpan))))
+				_ = ctx.Done() // pending: waited on, its deadline on the wheel
 			}
 		}()
 	}
