@@ -1,0 +1,58 @@
+package poller
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stashgo/stash/internal/clock"
+	"golang.org/x/sys/unix"
+)
+
+func init() {
+	children["runtime-timer-after-new"] = childRuntimeTimerAfterNew
+}
+
+// childRuntimeTimerAfterNew runs in a subprocess that has set no runtime
+// timer yet: with exactly three descriptors free, enough for the epoll
+// poller's three or for the runtime's network poller's two, it makes a
+// poller and then sleeps on a runtime timer, which makes the runtime open
+// its network poller (and die if it cannot).
+func childRuntimeTimerAfterNew() {
+	var orig unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &orig); err != nil {
+		panic(err)
+	}
+	before := openFDs(4096)
+	limit, free := 0, 0
+	for ; free < 3 || before[limit]; limit++ {
+		if !before[limit] {
+			free++
+		}
+	}
+	lim := orig
+	lim.Cur = uint64(limit)
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		panic(err)
+	}
+	p := New(clock.System)
+	time.Sleep(time.Millisecond) // the runtime's first timer
+	if err := p.Wait(clock.Mono() + int64(100*time.Microsecond)); err != nil {
+		panic(err)
+	}
+	fmt.Printf("kind=%s survived\n", p.Kind())
+	p.Close()
+}
+
+// TestRuntimeNetpollerFirst: New lets the runtime open its network
+// poller's descriptors before it opens its own, so that a program short of
+// descriptors gets the portable poller, not a runtime that dies in
+// netpollinit at its first timer (as it would had New taken the last
+// three).
+func TestRuntimeNetpollerFirst(t *testing.T) {
+	out, err := runChild(t, "runtime-timer-after-new")
+	if err != nil || !strings.Contains(out, "kind="+KindPortable+" survived") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
