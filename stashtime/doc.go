@@ -61,7 +61,20 @@
 //     do.
 //   - Timers made by the package-level functions inside a testing/synctest
 //     bubble are package time's timers, so they run on the bubble's fake
-//     clock; a first call of Default inside one panics.
+//     clock; a first call of Default inside one panics, and so does a
+//     Wheel method that starts a timer there (Default's included).
+//   - Misuse fails at the call where it would leave timers unfired:
+//     Default().Close() returns ErrCloseDefault and the wheel runs on; a
+//     closed Wheel panics on NewTimer, After, AfterFunc, NewTicker, Tick,
+//     Sleep and Reset; NewWheel returns an error for a nil *ManualClock, a
+//     Clock that reads negative, or a bucket width beyond math.MaxInt64.
+//     Sleep(math.MaxInt64) blocks for good without a deadlock report, as
+//     with package time, and AfterFunc(d, nil) is accepted and crashes the
+//     program when it fires, with a panic ("stashtime: AfterFunc's f is
+//     nil") where package time dies with "go of nil func value".
+//   - The runtime's network poller opens its descriptors before the
+//     wheel's; a process left without descriptors for these gets the
+//     portable poller (see Wheel.Poller).
 //   - The Time values sent carry the monotonic deadline, late by at most a
 //     few nanoseconds, never early; their wall-clock part follows the
 //     monotonic clock from the program's start rather than the wall clock's
