@@ -4,9 +4,6 @@ import (
 	"testing"
 	stdtime "time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/stashgo/stash/stashtime"
 )
 
@@ -14,13 +11,19 @@ import (
 // wheel's pool: time.Sleep allocates nothing, and neither may a Sleep here
 // once the pool has a timer (the store's leaves, shared by all timers of a
 // bucket, are the rare exception that keeps the average below one).
+//
+// The tests of this package use no assertion library: testify's imports
+// leave a runtime timer pending in the test binary, which hides the
+// deadlocks the process tests (fidelity_process_test.go) must see reported.
 func TestSleepAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates on its own")
 	}
 	stashtime.Sleep(stdtime.Microsecond) // fills the pool
 	allocs := testing.AllocsPerRun(200, func() { stashtime.Sleep(stdtime.Microsecond) })
-	assert.Zero(t, allocs, "allocations per Sleep")
+	if allocs != 0 {
+		t.Errorf("Sleep allocates %v times per call, want 0", allocs)
+	}
 }
 
 // TestSleepReusedTimerNotEarly sleeps again and again on one goroutine, so
@@ -46,7 +49,9 @@ func TestSleepReusedTimerNotEarly(t *testing.T) {
 		case <-stdtime.After(2 * stdtime.Millisecond):
 		}
 		m.advance(1)
-		require.Equal(t, d, waitChan(t, woke, "sleeper"), "Sleep(%v) lasted", d)
+		if el := waitChan(t, woke, "sleeper"); el != d {
+			t.Fatalf("Sleep(%v) lasted %v", d, el)
+		}
 	}
 }
 
