@@ -46,23 +46,29 @@ type driver struct {
 	lookN         int
 
 	heldFor int // passes in a row held back by a reserved slot
+
+	stack []int32 // scratch space for nearHeap.latest
 }
 
 func (w *Wheel) run() {
 	runtime.LockOSThread()
 	defer close(w.done)
-	d := &driver{w: w, aheadAt: math.MaxInt64}
+	d := w.drv
+	defer d.acquire() // for good: no helper runs a pass on a closed wheel
 	for !w.closed.Load() {
 		w.sleepUntil.Store(running)
+		d.acquire()
 		d.takeSyncs()
 		more, fired, held := d.pass()
 		if more {
+			d.release()
 			if fired > 0 {
 				runtime.Gosched() // let the callbacks just started run
 			}
 			continue
 		}
 		if held {
+			d.release()
 			d.awaitProducer()
 			continue
 		}
@@ -77,8 +83,11 @@ func (w *Wheel) run() {
 			// out of the overflow area only as it returns.
 			d.replySyncs()
 		}
+		w.helpAt.Store(next)
 		w.sleepUntil.Store(next)
-		if d.next(now) < next || w.now() >= next || w.intake.waiting() {
+		again := d.next(now) < next || w.now() >= next || w.intake.waiting()
+		d.release()
+		if again {
 			continue // a producer added an earlier deadline, or listed one, while we worked
 		}
 		if err := w.poller.Wait(next); err != nil {
@@ -105,7 +114,7 @@ func (d *driver) pass() (more bool, fired int, held bool) {
 	// Nothing listed in the intake is due before its floor.
 	intakeFloor := w.intake.drain(w, now)
 	// The walk takes every bucket up to the one starting at through.
-	through := w.bucketOf(now)
+	through := d.walkEnd(now)
 	if now >= d.aheadAt {
 		through = max(through, d.ahead)
 		d.lookN = 0 // what wakeFor saw is walked: a backlog found later is new
@@ -188,10 +197,17 @@ func (d *driver) refile(e *entry, now, through int64) {
 	w := d.w
 	if when := e.when(); when <= now || w.bucketOf(when) <= through {
 		e.holder, e.slot = heapHolder, stash.Ref{}
-		d.heap.push(nearItem{when, e})
+		d.heap.push(nearItem{key: when, latest: addSat(when, w.slack(when-now)), e: e})
 		return
 	}
 	w.file(e, now)
+}
+
+// walkEnd returns the start of the last bucket a pass at now walks: the
+// one a lookahead ahead, so that the near heap takes timers in early
+// enough to know their slack (see precision.go).
+func (d *driver) walkEnd(now int64) int64 {
+	return d.w.bucketOf(addSat(now, d.w.lookahead))
 }
 
 // fire fires the timer of a near-heap holder if it is still its live
@@ -253,7 +269,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 			after = idleAfter(now, te.period, te.drops)
 		}
 		e.setWhen(nextTick(when, te.period, after))
-		d.refile(e, now, w.bucketOf(now))
+		d.refile(e, now, d.walkEnd(now))
 	}
 	e.unlock()
 	return true
@@ -333,10 +349,8 @@ func (d *driver) clean() {
 // another in the next start.
 func (d *driver) next(now int64) int64 {
 	w := d.w
-	next := int64(math.MaxInt64)
-	if len(d.heap) > 0 {
-		next = d.heap[0].key
-	}
+	var next int64
+	next, d.stack = d.heap.latest(d.stack)
 	if m, ok := w.store.OverflowMin(); ok && m < uint64(next) {
 		next = int64(m)
 	}
@@ -381,13 +395,13 @@ const maxSleep = int64(time.Second)
 func (d *driver) wakeFor(b, now int64) int64 {
 	w := d.w
 	n := w.store.Backlog(uint64(b))
-	wake := b
+	wake := b - w.lookahead
 	// A holder the pre-walk re-files in the store must land beyond b, and
 	// file files a far timer at least farMin after now.
 	lead := min(int64(n)*walkCost, maxAhead, w.farMin-2*w.bucket)
 	if n > 4*w.maxBatch && lead > 0 {
 		d.ahead, d.aheadAt = b, max(b-lead, now)
-		wake = d.aheadAt
+		wake = min(wake, d.aheadAt)
 	}
 	if b != d.lookB || n > d.lookN {
 		d.lookB, d.lookN, d.lookAt = b, n, b

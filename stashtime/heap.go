@@ -1,16 +1,43 @@
 package stashtime
 
+import "math"
+
 // nearItem is a holder in the driver's near heap: an entry whose deadline
-// lies in a bucket the walk has already consumed, examined at key.
+// lies in a bucket the walk has already consumed, examined at key, and to
+// be fired by latest (see Wheel.slack).
 type nearItem struct {
-	key int64
-	e   *entry
+	key    int64
+	latest int64 // >= key
+	e      *entry
 }
 
-// nearHeap is a binary min-heap of nearItems by key, owned by the driver.
-// It only ever holds timers due by the end of the current bucket or of the
-// bucket being pre-walked.
+// nearHeap is a binary min-heap of nearItems by key, owned by the
+// consumer. It only ever holds timers due by the end of the bucket the walk
+// has reached: a lookahead past now, or the bucket being pre-walked.
 type nearHeap []nearItem
+
+// latest returns the earliest latest of the items, or math.MaxInt64 if
+// there are none: the instant by which the driver must wake to fire every
+// item within its slack. It visits only the items keyed before that
+// instant, the ones the wake-up then fires, so it costs what firing them
+// does. stack is scratch space, returned for reuse.
+func (h nearHeap) latest(stack []int32) (int64, []int32) {
+	if len(h) == 0 {
+		return math.MaxInt64, stack
+	}
+	best := h[0].latest
+	stack = append(stack[:0], 1, 2)
+	for len(stack) > 0 {
+		i := int(stack[len(stack)-1])
+		stack = stack[:len(stack)-1]
+		if i >= len(h) || h[i].key >= best {
+			continue // neither it nor what lies below it fires sooner
+		}
+		best = min(best, h[i].latest)
+		stack = append(stack, int32(2*i+1), int32(2*i+2))
+	}
+	return best, stack
+}
 
 func (h *nearHeap) push(it nearItem) {
 	*h = append(*h, it)

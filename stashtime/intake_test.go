@@ -297,7 +297,7 @@ func (w *Wheel) lockedStart(e *entry, now, when int64) {
 	w.place(e, now, p)
 	e.nurseIfLong(now)
 	e.mu.Unlock()
-	w.wakeIfEarlier(when)
+	w.notify(now, when)
 }
 
 // A new timer listed without its lock (listNew) ends in the state the

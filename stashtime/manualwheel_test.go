@@ -13,8 +13,15 @@ import (
 // ends.
 func newManualWheel(t testing.TB, maxBatch int) (*Wheel, *ManualClock) {
 	t.Helper()
+	return newManualWheelOpts(t, Options{MaxBatch: maxBatch})
+}
+
+// newManualWheelOpts is newManualWheel with other options.
+func newManualWheelOpts(t testing.TB, opts Options) (*Wheel, *ManualClock) {
+	t.Helper()
 	clk := NewManualClock(time.Unix(0, 0))
-	w, err := NewWheel(Options{Clock: clk, MaxBatch: maxBatch})
+	opts.Clock = clk
+	w, err := NewWheel(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func (c *jumpClock) Now() int64 {
 func TestPrewalkStraddle(t *testing.T) {
 	const n, maxBatch = 5000, 16
 	clk := &jumpClock{ManualClock: NewManualClock(time.Unix(0, 0))}
-	w, err := NewWheel(Options{Clock: clk, MaxBatch: maxBatch})
+	w, err := NewWheel(Options{Clock: clk, MaxBatch: maxBatch, Slack: -1}) // as TestPrewalk's
 	if err != nil {
 		t.Fatal(err)
 	}

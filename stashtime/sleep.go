@@ -23,7 +23,7 @@ func (w *Wheel) sleep(now int64, d Duration) {
 		e.lock()
 		e.arm(now, when)
 		e.unlock()
-		w.wakeIfEarlier(when)
+		w.notify(now, when)
 	}
 	<-s.c
 	w.sleepers.Put(s)

@@ -25,7 +25,11 @@ type Stats struct {
 	// Sleeps of the driver's poller that ended (a deadline came, or a
 	// producer or Sync woke it): Walks less Wakes is the passes the
 	// driver ran without sleeping in between.
-	Wakes    int64
+	Wakes int64
+	// Helped counts the passes run by goroutines other than the driver's,
+	// which found a timer due while the driver was not running (see the
+	// package documentation on who fires timers).
+	Helped   int64
 	Cleans   int64 // store reclamations
 	Compacts int64 // compactions of the store slots that Stop and Reset emptied
 	// Waits of the driver's poller that failed. None is known to; after
@@ -46,6 +50,7 @@ func (w *Wheel) Stats() Stats {
 		Overflow:     w.store.Overflow(),
 		Walks:        w.walks.Load(),
 		Wakes:        w.wakes.Load(),
+		Helped:       w.helped.Load(),
 		Cleans:       w.cleans.Load(),
 		Compacts:     w.compacts.Load(),
 		PollerErrors: w.pollerErrors.Load(),

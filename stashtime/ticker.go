@@ -84,5 +84,5 @@ func (t *Ticker) Reset(d Duration) {
 	e.ticker().period = int64(d)
 	e.arm(now, when)
 	e.unlock()
-	w.wakeIfEarlier(when)
+	w.notify(now, when)
 }

@@ -95,7 +95,7 @@ func (w *Wheel) start(e *entry, now, when int64) {
 	w.place(e, now, p)
 	e.nurseIfLong(now)
 	e.mu.Unlock()
-	w.wakeIfEarlier(when)
+	w.notify(now, when)
 }
 
 // listNew lists a new func or channel timer in the intake, complete, as
@@ -120,7 +120,7 @@ func (w *Wheel) listNew(e *entry, now, when int64, p int) bool {
 	if r == wake {
 		w.wakeIfEarlier(now) // for the driver to drain the lists
 	}
-	w.wakeIfEarlier(when)
+	w.notify(now, when)
 	return true
 }
 
@@ -202,7 +202,7 @@ func (t *Timer) Reset(d Duration) bool {
 	}
 	was := e.arm(now, when)
 	e.unlock()
-	w.wakeIfEarlier(when)
+	w.notify(now, when)
 	return was || drained
 }
 

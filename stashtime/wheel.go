@@ -49,6 +49,11 @@ type Options struct {
 	MaxBatch int
 	// PortablePoller forces the portable poller even where epoll exists.
 	PortablePoller bool
+	// Slack caps how long after its deadline a timer may fire (see the
+	// precision rule in the package documentation): 0 means DefaultSlack,
+	// a negative Slack makes every timer fire at its deadline, and a
+	// Slack above about 1 ms counts as that.
+	Slack Duration
 }
 
 // DefaultLevels returns the store geometry of the process-wide wheel: four
@@ -81,6 +86,11 @@ type Wheel struct {
 	farMin   int64 // how far ahead of now a far timer is filed at least
 	system   bool  // clock is the system monotonic clock
 	maxBatch int
+	// maxSlack caps the precision rule's slack, and lookahead is how far
+	// ahead of the clock the consumer takes timers into the near heap
+	// (see precision.go).
+	maxSlack, lookahead int64
+	drv                 *driver
 
 	// Producers count what they arm and disarm in counters, each P on a
 	// cache line of its own; see live. holes counts the store slots they
@@ -99,9 +109,16 @@ type Wheel struct {
 	// intake's floor, which the driver raises every pass and producers of
 	// far timers read, shares sleepUntil's line, which they read anyway.
 	intake intake
-	_      [128]byte
+	// consumer is the consumer role (see consumer.go): held by the
+	// driver while it works, or by a goroutine helping it. helpAt is when
+	// a timer is due to fire: sleepUntil but for the wake-ups producers
+	// ask for to have the intake drained, which need no help.
+	consumer atomic.Bool
+	helpAt   atomic.Int64
+	_        [128]byte
 
 	fired, walks, cleans, compacts atomic.Int64
+	helped                         atomic.Int64 // passes run by goroutines other than the driver's
 	ended                          atomic.Int64 // firings that disarmed a timer; the driver's
 	pollerErrors                   atomic.Int64 // Waits that failed (see run)
 	wakes                          atomic.Int64 // Waits that ended (see run)
@@ -157,6 +174,9 @@ func NewWheel(opts Options) (*Wheel, error) {
 	if w.maxBatch == 0 {
 		w.maxBatch = 256
 	}
+	w.maxSlack = slackOption(opts.Slack)
+	w.lookahead = lookaheadFor(w.maxSlack)
+	w.drv = &driver{w: w, aheadAt: math.MaxInt64}
 	w.reach = int64(st.Span() / 2)
 	if w.bucket <= math.MaxInt64>>30 {
 		w.reach = min(w.reach, w.bucket<<30)
@@ -177,6 +197,7 @@ func NewWheel(opts Options) (*Wheel, error) {
 		w.poller = poller.New(c)
 	}
 	w.sleepUntil.Store(running)
+	w.helpAt.Store(math.MaxInt64)
 	w.compaction.at.Store(compactMin)
 	go w.run()
 	return w, nil

@@ -1,0 +1,51 @@
+package stashtime
+
+import "runtime"
+
+// The consumer role. One goroutine at a time walks the store, fires from
+// the near heap, cleans and compacts: the holder of the consumer role
+// (Wheel.consumer). The driver takes it for each round of work and gives it
+// up before it sleeps. While the driver sleeps, or is woken but not yet
+// running (its thread waits for a P behind a busy process's goroutines), a
+// goroutine that starts or resets a timer or sleeps and finds the driver's
+// wake-up instant passed takes the role, if it is free, and runs one pass
+// (at most MaxBatch timers fired) itself, as the runtime runs due timers
+// from every P. The driver, once it runs, waits for the role and finds that
+// work done. The heap, the walk and the firing are the same whoever holds
+// the role, so deadline order, exactly once and never early hold alike.
+
+// acquire takes the consumer role for the driver, waiting for a helper that
+// holds it: a helper's pass is bounded.
+func (d *driver) acquire() {
+	for !d.w.consumer.CompareAndSwap(false, true) {
+		runtime.Gosched()
+	}
+}
+
+// release gives up the consumer role.
+func (d *driver) release() { d.w.consumer.Store(false) }
+
+// help runs one pass of the driver's on the calling goroutine if a timer
+// is due by now (Wheel.helpAt), the driver is not running and the consumer
+// role is free. It then sets helpAt to when the near heap next needs a
+// pass, or a lookahead on at the latest, when timers not yet in the heap
+// may come due: the driver, which has its own wake-up coming, sees to the
+// rest.
+func (w *Wheel) help(now int64) {
+	if w.helpAt.Load() > now || w.sleepUntil.Load() == running {
+		return
+	}
+	if !w.consumer.CompareAndSwap(false, true) {
+		return
+	}
+	// The driver may have run since: then it has published a new helpAt.
+	if w.helpAt.Load() <= now && w.sleepUntil.Load() != running && !w.closed.Load() {
+		d := w.drv
+		w.helped.Add(1)
+		d.pass()
+		var next int64
+		next, d.stack = d.heap.latest(d.stack)
+		w.helpAt.Store(min(next, addSat(now, max(w.lookahead, w.bucket))))
+	}
+	w.consumer.Store(false)
+}

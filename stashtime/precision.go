@@ -1,0 +1,90 @@
+package stashtime
+
+import "math/bits"
+
+// The precision rule. A timer armed d ahead of the clock fires no earlier
+// than its deadline and at most slack(d) after it, where slack(d) is a
+// power of two between a 32nd and a 16th of d, capped at the wheel's
+// Options.Slack (DefaultSlack, about 131 µs, unless set):
+//
+//	armed d ahead     may fire up to
+//	below 32 ns       0 (exact)
+//	100 µs            4 µs
+//	1 ms              32 µs
+//	2.1 ms or more    131 µs (the cap)
+//
+// The driver sleeps to the latest instant that still serves every timer in
+// its near heap (the earliest deadline plus slack among them), so timers
+// due within a window fire in one wake-up instead of one each, and a
+// producer wakes the driver only if its timer's own latest instant is
+// earlier than the one the driver sleeps to. Deadline order holds among the
+// timers one wake-up fires; across wake-ups, a timer may fire before one due
+// earlier only within the latter's slack.
+//
+// A timer's slack is measured from when the driver takes it into the near
+// heap, not from its arming: the driver takes a timer in no later than a
+// lookahead before its deadline (see Wheel.lookahead), long enough for the
+// cap, so a timer armed further ahead than the lookahead gets the cap. One
+// armed nearer may get less, if the driver takes it in later than it was
+// armed; it never gets more.
+
+// DefaultSlack is the most a timer may fire after its deadline on a wheel
+// whose Options.Slack is 0: about 131 µs.
+const DefaultSlack = Duration(1 << 17)
+
+// maxSlack is the largest Options.Slack a wheel takes: about 1 ms. Its
+// lookahead then stays well below intakeAhead.
+const maxSlack = Duration(1 << 20)
+
+// slack returns how long after its deadline a timer armed d ahead may
+// fire.
+func (w *Wheel) slack(d int64) int64 {
+	if d < 32 {
+		return 0
+	}
+	return min(int64(1)<<(bits.Len64(uint64(d))-5), w.maxSlack)
+}
+
+// lookaheadFor returns how far ahead of the clock the driver takes timers
+// into its near heap, for a wheel whose slack is at most max: twice the
+// distance from which slack reaches max, so that a timer taken in at the
+// lookahead, some time into it, still gets it. Zero for exact timers.
+func lookaheadFor(max int64) int64 {
+	if max <= 0 {
+		return 0
+	}
+	return int64(1) << (bits.Len64(uint64(max-1)) + 5)
+}
+
+// slackOption turns Options.Slack into the wheel's cap on slack.
+func slackOption(s Duration) int64 {
+	switch {
+	case s == 0:
+		return int64(DefaultSlack)
+	case s < 0:
+		return 0
+	}
+	return int64(min(s, maxSlack))
+}
+
+// wakeBy makes sure the driver wakes, at the latest, when the precision rule
+// says a timer armed at now for when must fire.
+func (w *Wheel) wakeBy(now, when int64) {
+	latest := addSat(when, w.slack(when-now))
+	for {
+		h := w.helpAt.Load()
+		if latest >= h || w.helpAt.CompareAndSwap(h, latest) {
+			break
+		}
+	}
+	w.wakeIfEarlier(latest)
+}
+
+// notify tells the consumer of a timer a producer armed at now for when:
+// it wakes the driver if the timer's latest instant comes before the one
+// the driver sleeps to, and helps the driver if that instant has passed
+// (see consumer.go). The caller holds no entry's lock.
+func (w *Wheel) notify(now, when int64) {
+	w.wakeBy(now, when)
+	w.help(now)
+}
