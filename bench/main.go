@@ -41,6 +41,7 @@ type config struct {
 	loadRounds  int
 	only        []string
 	out         string
+	soak        time.Duration // run the soak (see soak.go) for this long per implementation, instead
 }
 
 func quickConfig() config {
@@ -90,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	long := fs.Bool("long", false, "longer runs and more samples, for more precise figures")
 	only := fs.String("only", "", "comma-separated workloads to run, of: "+strings.Join(workloadNames(), ","))
 	out := fs.String("out", "bench/out", "directory for the PNG plots")
+	soak := fs.Duration("soak", 0, "instead, run the heap soak (see soak.go) for this long with time, then with stash")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go run ./bench [-quick|-long] [-only w1,w2] [-out dir]\n\n"+
 			"Runs stash and time side by side and prints time, stash and time/stash\n"+
@@ -113,7 +115,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	default:
 		c = defaultConfig()
 	}
-	c.out = *out
+	c.out, c.soak = *out, *soak
 	if *only != "" {
 		for _, w := range strings.Split(*only, ",") {
 			w = strings.TrimSpace(w)
@@ -135,7 +137,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
-	if err := run(cfg, os.Stdout, os.Stderr); err != nil {
+	if cfg.soak > 0 {
+		err = runSoak(cfg.soak, os.Stdout, os.Stderr)
+	} else {
+		err = run(cfg, os.Stdout, os.Stderr)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

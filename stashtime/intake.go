@@ -149,6 +149,7 @@ func (in *intake) waiting() bool {
 func (in *intake) drain(w *Wheel, now int64) int64 {
 	floor := addSat(now, intakeAhead)
 	in.floor.Store(floor)
+	eager := eagerMax // see nursery.admit
 	for i := range in.shards {
 		s := &in.shards[i]
 		s.mu.Lock() // even for an empty list: see list's check of the floor
@@ -167,8 +168,7 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 			case e.holder == intakeHolder && e.pending:
 				w.file(e, now)
 				if e.grip == gripListed { // the nursery's now (see nursery.go)
-					e.grip = gripNursed
-					theNursery.list(e)
+					theNursery.admit(e, &eager)
 				}
 			case e.holder == intakeHolder || e.holder == noHolder:
 				// Stopped: nothing to file, and this listing (or a

@@ -1,6 +1,7 @@
 package stashtime
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sync"
@@ -28,8 +29,21 @@ import (
 // never pays for a weak reference. A timer due within weakBeyond keeps its
 // channel until it fires, which it then does soon.
 //
-// A channel timer that the intake lists (see intake.go) is not listed here
-// as well: its place on the intake's list stands in for one here (grip
+// When most listed timers outlive the collection anyway (an After abandoned
+// in a loop, say), deferring saves little and costs a cycle: the channels
+// of a cycle's abandoned timers, and their entries for another, are live
+// at the next collection. So each sweep that finds at least sweepSample
+// listed timers records whether half or more of them were still pending,
+// and while that holds the nursery is eager: the intake's drain (see
+// intake.go), which lists here the pending timers it files, weakens all but
+// one in eagerSample of them at once, on the driver, at most eagerMax a
+// drain; the ones it still lists keep the record up to date. Abandoned, a
+// timer the drain weakened before a collection began has its channel
+// collected by that collection, as the runtime would collect it, and its
+// entry by the next.
+//
+// A channel timer or ticker that the intake lists (see intake.go) is not
+// listed here as well: its place on the intake's list stands in for one here (grip
 // gripListed), and the sweep goes through the intakes' lists too. A timer
 // stopped there is let go at the intake's next drain, not at the next
 // collection, and starting one takes one list's lock, not two. The drain
@@ -45,6 +59,9 @@ type nursery struct {
 	// begun and done count the sweeps started and finished, so that a
 	// test can tell whether one ran while it looked.
 	begun, done atomic.Uint64
+	// eager is set while the last sweep that found at least sweepSample
+	// listed timers found half or more of them pending (see admit).
+	eager atomic.Bool
 
 	mu      sync.Mutex
 	intakes []*intake // of the open wheels
@@ -72,20 +89,45 @@ var theNursery = &nursery{shards: make([]nurseryShard, shardCount())}
 
 // nurseIfLong lists a pending channel timer or ticker, just placed (armed
 // at now), whose channel is held strongly and unlisted, unless it is a
-// timer due within weakBeyond of now. A channel timer on an intake's list
-// is only marked so. e.mu is held.
+// timer due within weakBeyond of now. One on an intake's list is only
+// marked so. e.mu is held.
 func (e *entry) nurseIfLong(now int64) {
 	switch {
 	case e.grip != gripStrong && e.grip != gripListed:
 	case e.kind == kindChan && e.when()-now < weakBeyond:
 		e.grip = gripStrong
-	case e.kind == kindChan && e.holder == intakeHolder:
+	case e.holder == intakeHolder:
 		e.grip = gripListed
 		theNursery.arm()
 	default:
 		e.grip = gripNursed
 		theNursery.list(e)
 	}
+}
+
+// sweepSample is the fewest listed timers a sweep decides eagerness on;
+// while eager, one in eagerSample of the drained timers is listed rather
+// than weakened, and a drain weakens at most eagerMax (about 1 ms of the
+// driver's time, or more on a slow machine).
+const (
+	sweepSample = 16
+	eagerSample = 8
+	eagerMax    = 1024
+)
+
+// admit takes a pending channel timer whose intake listing stood in for a
+// listing here (gripListed) as the drain files it in the store: it lists
+// it, or, while the nursery is eager, weakens it at once, unless it falls
+// in the sample or the drain has weakened eagerMax already (*budget counts
+// down from it). e.mu is held, and the caller is the driver.
+func (n *nursery) admit(e *entry, budget *int) {
+	e.grip = gripNursed
+	if *budget > 0 && n.eager.Load() && rand.Uint32()%eagerSample != 0 {
+		*budget--
+		e.weaken()
+		return
+	}
+	n.list(e)
 }
 
 // list adds e to the list of the P the caller runs on.
@@ -151,7 +193,7 @@ func (n *nursery) sweep() {
 			n.buf = append(n.buf[:0], s.list...)
 			s.mu.Unlock()
 			for _, e := range n.buf {
-				if e.kind != kindChan { // set before e is shared
+				if e.kind != kindChan && e.kind != kindTicker { // set before e is shared
 					continue
 				}
 				e.lock()
@@ -168,15 +210,19 @@ func (n *nursery) sweep() {
 		n.buf = nil
 	}
 	n.mu.Unlock()
+	listed, pending := 0, 0
 	for i := range n.shards {
 		s := &n.shards[i]
 		s.mu.Lock()
 		list := s.list
 		s.list, s.spare = s.spare, nil
 		s.mu.Unlock()
+		listed += len(list)
 		for _, e := range list {
 			e.lock()
-			e.weaken()
+			if e.weaken() {
+				pending++
+			}
 			e.unlock()
 		}
 		if cap(list) <= maxSpare {
@@ -186,22 +232,27 @@ func (n *nursery) sweep() {
 			s.mu.Unlock()
 		}
 	}
+	if listed >= sweepSample {
+		n.eager.Store(2*pending >= listed)
+	}
 }
 
 // weaken takes a listed entry off the list: a pending one gets a weak
 // reference to its channel, and a cleanup on it if it is a ticker or due
-// beyond watchBeyond; another is left strong and unlisted. e.mu is held.
-func (e *entry) weaken() {
+// beyond watchBeyond; another is left strong and unlisted. It reports
+// whether e was listed and pending. e.mu is held.
+func (e *entry) weaken() bool {
 	if e.grip != gripNursed {
-		return
+		return false
 	}
 	if !e.pending {
 		e.grip = gripStrong
-		return
+		return false
 	}
 	c := e.ch()
 	e.setCh(c)
 	if e.kind == kindTicker || e.when()-e.w.now() >= watchBeyond {
 		e.watch(c)
 	}
+	return true
 }

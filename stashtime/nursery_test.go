@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // gripOf reads e.grip under e.mu.
@@ -94,6 +97,7 @@ func nurseryScenario(t *testing.T) (errs []string, quiet bool) {
 		}
 	}
 	mark := sweepMark(t)
+	defer theNursery.eager.Store(theNursery.eager.Swap(false)) // lazy: see TestNurseryEager
 	w, hp, _ := newHeldWheel(t)
 	nursed := w.NewTimer(2 * time.Hour)
 	hp.hold(t, w) // its pass files nursed in the store and lists it here
@@ -205,4 +209,60 @@ func TestNurseryForgetsClosedWheels(t *testing.T) {
 	// NewTimer panics on a closed wheel; one that races Close gets here.
 	late := w.newTimer(w.now(), time.Hour)
 	want("a timer started on a closed wheel", late.e, gripNursed)
+}
+
+// A sweep that finds sweepSample or more listed timers makes the nursery
+// eager if half or more were pending, and lazy otherwise; while eager, the
+// drain weakens the pending timers it files at once, but for a sample
+// that it lists.
+func TestNurseryEager(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer theNursery.eager.Store(theNursery.eager.Load())
+	w, _ := newManualWheel(t, 0)
+	const n = 4 * sweepSample
+	listed := func(stop bool) {
+		var ts []*Timer
+		for range n {
+			tm := w.NewTimer(time.Millisecond)
+			tm.Reset(time.Hour) // in place in the store: listed here
+			ts = append(ts, tm)
+		}
+		for _, tm := range ts {
+			require.Equal(t, gripNursed, gripOf(tm.e))
+			if stop {
+				tm.Stop()
+			}
+		}
+		mark := sweepMark(t)
+		collectUntil(t, "swept", func() bool { return sweptSince(mark) && theNursery.done.Load() == theNursery.begun.Load() })
+		for _, tm := range ts {
+			tm.Stop()
+		}
+	}
+	theNursery.eager.Store(true)
+	listed(true)
+	assert.False(t, theNursery.eager.Load(), "eager after a sweep found every listed timer stopped")
+	listed(false)
+	require.True(t, theNursery.eager.Load(), "lazy after a sweep found every listed timer pending")
+
+	// Eager: the drain weakens what it files, but for a sample.
+	var ts []*Timer
+	for range n {
+		ts = append(ts, w.NewTimer(time.Hour))
+	}
+	w.Sync()
+	weak, nursed := 0, 0
+	for _, tm := range ts {
+		switch gripOf(tm.e) {
+		case gripWeak:
+			weak++
+		case gripNursed:
+			nursed++
+		}
+	}
+	assert.Equal(t, n, weak+nursed, "drained timers neither weakened nor listed")
+	assert.GreaterOrEqual(t, weak, n/2, "an eager drain weakened few of the timers it filed")
+	for _, tm := range ts {
+		tm.Stop()
+	}
 }
