@@ -122,6 +122,7 @@ func (c *conn) init(inner net.Conn, o options, self net.Conn) net.Conn {
 	c.wd.init(inner.SetWriteDeadline)
 	if o.idle > 0 {
 		c.idle = newIdler(c, o)
+		c.idle.start()
 	}
 	return self
 }

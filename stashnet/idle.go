@@ -32,11 +32,15 @@ type idler struct {
 }
 
 func newIdler(c *conn, o options) *idler {
-	i := &idler{c: c, d: o.idle, jitter: o.jitter, onIdle: o.onIdle}
+	return &idler{c: c, d: o.idle, jitter: o.jitter, onIdle: o.onIdle}
+}
+
+// start arms the timer for the first period. The connection must be set
+// up: the callback may run before start returns.
+func (i *idler) start() {
 	i.mu.Lock()
 	i.timer = stashtime.AfterFunc(i.period(), i.fire)
 	i.mu.Unlock()
-	return i
 }
 
 // period returns the idle timeout plus a random share of the jitter.

@@ -1,0 +1,97 @@
+package stashnet
+
+import (
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// TestIdleTimeout checks that a quiet connection is closed no earlier than
+// the idle timeout after its last activity, and that a busy one is not.
+func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
+	const idle = 100 * time.Millisecond
+	c, peer := tcpPair(t)
+	idled := make(chan time.Time, 1)
+	w := WrapConn(c, IdleTimeout(idle), IdleJitter(10*time.Millisecond), OnIdle(func(nc net.Conn) {
+		idled <- time.Now()
+		nc.Close()
+	}))
+	// Busy for four idle periods: a byte every idle/5.
+	var last time.Time
+	buf := make([]byte, 1)
+	for range 20 {
+		write(t, peer, "b")
+		if _, err := io.ReadFull(w, buf); err != nil {
+			t.Fatalf("busy connection: Read: %v", err)
+		}
+		last = time.Now()
+		time.Sleep(idle / 5)
+	}
+	select {
+	case at := <-idled:
+		// Only a stall of the test longer than idle excuses it.
+		t.Logf("idled out while busy, %v after the last Read (a stalled machine?)", at.Sub(last))
+		return
+	default:
+	}
+	at := <-idled
+	if quiet := at.Sub(last); quiet < idle {
+		t.Fatalf("closed %v after the last activity, before the idle timeout %v", quiet, idle)
+	} else if quiet > 2*(idle+10*time.Millisecond)+slack {
+		t.Fatalf("closed %v after the last activity", quiet)
+	}
+	if _, err := peer.Read(buf); err != io.EOF {
+		t.Fatalf("peer Read after idle close: %v, want EOF", err)
+	}
+}
+
+// TestIdleCloses checks the default idle action, Close, and that an idle
+// timeout stopped by Close never fires.
+func TestIdleCloses(t *testing.T) {
+	t.Parallel()
+	c, peer := tcpPair(t)
+	start := time.Now()
+	WrapConn(c, IdleTimeout(50*time.Millisecond))
+	if _, err := peer.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("peer Read: %v, want EOF", err)
+	}
+	if d := time.Since(start); d < 50*time.Millisecond {
+		t.Fatalf("closed after %v, before the idle timeout", d)
+	}
+
+	c2, _ := tcpPair(t)
+	fired := make(chan struct{}, 1)
+	w := WrapConn(c2, IdleTimeout(20*time.Millisecond), OnIdle(func(net.Conn) { fired <- struct{}{} }))
+	w.Close()
+	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-fired:
+		t.Fatal("OnIdle called after Close")
+	default:
+	}
+}
+
+// TestIdleCopyInProgress checks that a long copy through ReadFrom counts
+// as activity while it lasts.
+func TestIdleCopyInProgress(t *testing.T) {
+	t.Parallel()
+	c, peer := tcpPair(t)
+	w := WrapConn(c, IdleTimeout(50*time.Millisecond))
+	defer w.Close()
+	pr, pw := io.Pipe()
+	go func() {
+		for range 10 {
+			time.Sleep(30 * time.Millisecond)
+			pw.Write([]byte("x"))
+		}
+		pw.Close()
+	}()
+	go io.Copy(io.Discard, peer)
+	// A Pipe source is no fast path: the copy goes through Write, which
+	// touches; the in-progress count covers the gaps regardless.
+	if n, err := w.(io.ReaderFrom).ReadFrom(pr); err != nil || n != 10 {
+		t.Fatalf("ReadFrom = %d, %v; want 10, nil", n, err)
+	}
+}
