@@ -27,9 +27,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 const abandonEnv = "STASHTIME_ABANDON_HELPER"
@@ -53,11 +50,15 @@ func runAbandonChild(t *testing.T, spec string) abandonReport {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	require.NoError(t, err, "child %s: stderr:\n%s\nstdout:\n%s", spec, errb.String(), out.String())
+	if err != nil {
+		t.Fatalf("child %s: %v; stderr:\n%s\nstdout:\n%s", spec, err, errb.String(), out.String())
+	}
 	for line := range strings.Lines(out.String()) {
 		if rest, ok := strings.CutPrefix(line, "REPORT "); ok {
 			var r abandonReport
-			require.NoError(t, json.Unmarshal([]byte(rest), &r))
+			if err := json.Unmarshal([]byte(rest), &r); err != nil {
+				t.Fatalf("child %s: %v", spec, err)
+			}
 			return r
 		}
 	}
@@ -72,17 +73,23 @@ func TestAbandonHelperProcess(t *testing.T) {
 		t.Skip("runs only as a child of the abandon tests")
 	}
 	f := strings.Split(spec, "/")
-	require.Len(t, f, 3)
+	if len(f) != 3 {
+		t.Fatalf("%s=%q: want impl/mode/arg", abandonEnv, spec)
+	}
 	var r abandonReport
 	if f[1] == "hot" {
 		n, err := strconv.Atoi(f[2])
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		r.PerIter = hotAfterLoop(f[0] == "stash", n)
 	} else {
 		r.PerTimer = collectAbandoned(t, f[0] == "stash", f[1] == "paced", f[2])
 	}
 	b, err := json.Marshal(r)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fmt.Printf("REPORT %s\n", b)
 }
 
@@ -123,7 +130,9 @@ func abandonMaker(stash bool, kind string) func() {
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		require.False(t, time.Now().After(deadline), "not %s after 10 s", what)
+		if time.Now().After(deadline) {
+			t.Fatalf("not %s after 10 s", what)
+		}
 	}
 }
 
@@ -225,8 +234,12 @@ func TestAbandonedFreedByCollections(t *testing.T) {
 			t.Logf("allocations in use per abandoned timer after GC 3..6: time back to back %.2f; stash back to back %.2f",
 				tm.PerTimer[2:], b2b.PerTimer[2:])
 			t.Logf("stash, paced, after GC 1..6: %.2f", paced.PerTimer)
-			assert.Less(t, tm.PerTimer[2], 1.0, "time, after three back-to-back collections (the control)")
-			assert.Less(t, paced.PerTimer[2], 1.0, "stash, after three paced collections")
+			if tm.PerTimer[2] >= 1 {
+				t.Errorf("time, after three back-to-back collections (the control): %.2f allocations in use per timer, want < 1", tm.PerTimer[2])
+			}
+			if paced.PerTimer[2] >= 1 {
+				t.Errorf("stash, after three paced collections: %.2f allocations in use per timer, want < 1", paced.PerTimer[2])
+			}
 		})
 	}
 }
@@ -242,5 +255,7 @@ func TestAbandonedAfterHotLoopFlat(t *testing.T) {
 	tm := runAbandonChild(t, "time/hot/"+strconv.Itoa(n))
 	st := runAbandonChild(t, "stash/hot/"+strconv.Itoa(n))
 	t.Logf("retained after four collections, B per iteration: time %.2f, stash %.2f", tm.PerIter, st.PerIter)
-	assert.LessOrEqual(t, st.PerIter, 8.0)
+	if st.PerIter > 8 {
+		t.Errorf("stash retained %.2f B per abandoned After, want at most 8", st.PerIter)
+	}
 }

@@ -8,9 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // gripOf reads e.grip under e.mu.
@@ -228,7 +225,9 @@ func TestNurseryEager(t *testing.T) {
 			ts = append(ts, tm)
 		}
 		for _, tm := range ts {
-			require.Equal(t, gripNursed, gripOf(tm.e))
+			if msg := gripWrong("a near timer reset far", tm.e, gripNursed); msg != "" {
+				t.Fatal(msg)
+			}
 			if stop {
 				tm.Stop()
 			}
@@ -241,9 +240,13 @@ func TestNurseryEager(t *testing.T) {
 	}
 	theNursery.eager.Store(true)
 	listed(true)
-	assert.False(t, theNursery.eager.Load(), "eager after a sweep found every listed timer stopped")
+	if theNursery.eager.Load() {
+		t.Error("eager after a sweep found every listed timer stopped")
+	}
 	listed(false)
-	require.True(t, theNursery.eager.Load(), "lazy after a sweep found every listed timer pending")
+	if !theNursery.eager.Load() {
+		t.Fatal("lazy after a sweep found every listed timer pending")
+	}
 
 	// Eager: the drain weakens what it files, but for a sample.
 	var ts []*Timer
@@ -260,8 +263,9 @@ func TestNurseryEager(t *testing.T) {
 			nursed++
 		}
 	}
-	assert.Equal(t, n, weak+nursed, "drained timers neither weakened nor listed")
-	assert.GreaterOrEqual(t, weak, n/2, "an eager drain weakened few of the timers it filed")
+	if weak+nursed != n || weak < n/2 {
+		t.Errorf("an eager drain weakened %d and listed %d of the %d timers it filed, want at least %d weakened and the rest listed", weak, nursed, n, n/2)
+	}
 	for _, tm := range ts {
 		tm.Stop()
 	}
