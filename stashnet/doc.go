@@ -1,0 +1,57 @@
+// Package stashnet puts a network connection's deadlines on stashtime's
+// timer wheel, and gives it an idle timeout that costs nothing per Read or
+// Write.
+//
+// Wrap the listener a server accepts on, or a connection, and nothing else
+// changes:
+//
+//	ln, _ := net.Listen("tcp", addr)
+//	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
+//	srv.Serve(stashnet.WrapListener(ln))
+//
+// # What moves onto the wheel
+//
+// SetDeadline, SetReadDeadline and SetWriteDeadline keep, per direction, a
+// deadline in an atomic word and a stashtime AfterFunc timer armed at or
+// before it. Pushing a deadline later, the common case (a server moves it
+// on every request), is one CAS: no runtime timer, no syscall, no lock;
+// so is clearing it, since the timer, when it fires, finds the deadline
+// moved or cleared and re-arms for the rest or stops. Only a deadline
+// earlier than the timer's arming takes a small lock and a timer Reset.
+// When a deadline passes, the timer moves the inner connection's deadline
+// into the past, so pending and later I/O in that direction fail exactly
+// as package net's do (errors.Is(err, os.ErrDeadlineExceeded), Timeout()
+// true); a later deadline in the future, or a zero one, clears the inner
+// deadline again. A deadline already past when set fails I/O at once. The
+// errors are the inner connection's own, net.ErrClosed after Close
+// included.
+//
+// The IdleTimeout option closes a connection (or calls OnIdle) once no
+// Read or Write has succeeded for a while. A Read or Write only notes that
+// the connection was active, a flag and no clock read; the connection's
+// idle timer checks the flag when it fires and re-arms while there was
+// activity. A connection is closed no earlier than the timeout after its
+// last activity, and at most one further timeout (plus IdleJitter) later.
+//
+// # What does not
+//
+// The I/O itself, and the runtime network poller that wakes a blocked
+// Read or Write, are package net's: an expired deadline reaches a pending
+// Read through the inner connection's deadline, that is one runtime timer
+// operation per expiry (and one more when a later deadline revives the
+// direction), not per Set. A deadline takes effect when the wheel fires
+// it, microseconds after the instant. Code that reads the clock to compute
+// a deadline (time.Now().Add(d)) still pays for the clock read.
+//
+// # Fast paths
+//
+// The wrapper has the inner connection's CloseRead, CloseWrite and
+// SyscallConn where the inner connection has them, and always ReadFrom and
+// WriteTo, which go to the inner connection's (sendfile, splice) when it
+// has them and to io.Copy otherwise; a copy between two wrapped
+// connections unwraps both. It works under crypto/tls: tls.Server on a
+// wrapped connection, or tls.NewListener on a wrapped listener.
+//
+// Set the deadlines only through the wrapper: the inner connection's own
+// are the wrapper's means of failing I/O.
+package stashnet
