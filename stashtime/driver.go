@@ -269,11 +269,18 @@ func (d *driver) fire(it nearItem, now int64) bool {
 			after = idleAfter(now, te.period, te.drops)
 		}
 		e.setWhen(nextTick(when, te.period, after))
-		d.refile(e, now, d.walkEnd(now))
+		// A ticker stays in the near heap from tick to tick, unless its
+		// period is long: the heap may hold a timer beyond the walk's end,
+		// which fires only once the walk has passed it.
+		d.refile(e, now, w.bucketOf(addSat(now, max(w.lookahead, tickerNear))))
 	}
 	e.unlock()
 	return true
 }
+
+// tickerNear is how far ahead a ticker's next tick may lie for the
+// driver to keep the ticker in its near heap.
+const tickerNear = int64(1 << 27) // about 134 ms
 
 // call runs f. It is the body of AfterFunc's goroutine, so that a nil f
 // panics there and not on the driver.
