@@ -22,8 +22,10 @@
 // small lock and one per-P list lock (starting a ticker, two): a producer
 // files the timer with a few atomic operations, or lists it on its P's
 // list, which the driver drains.
-// The driver alone walks the wheel, fires what is due in deadline order,
-// and reclaims what it has passed.
+// One consumer at a time walks the wheel, fires what is due in deadline
+// order, and reclaims what it has passed: the driver, or a goroutine that
+// starts or resets a timer, or sleeps, and finds a timer due while the
+// driver is not running (see below).
 //
 // A timer is filed at a key no later than its deadline: its deadline if that
 // is near, else one to two grains before it, on a multiple of a grain of a
@@ -35,8 +37,42 @@
 // or more ahead, once a Reset or the driver has filed it (the first Reset
 // after a start takes the lock): the timer is re-filed, once, when its old
 // key comes.
-// Timers due within the bucket the clock is in wait in the driver's small
-// heap, which fires them at their exact deadline.
+// Timers due within a lookahead (4.2 ms) of the clock wait in the driver's
+// small near heap, which fires them by the precision rule.
+//
+// # Precision
+//
+// A timer never fires before its deadline, and at most a slack after it
+// that grows with how far ahead it was armed: a power of two between a 32nd
+// and a 16th of the distance, capped at DefaultSlack (about 131 µs):
+//
+//	armed d ahead     may fire up to
+//	below 32 ns       0 (exact)
+//	100 µs            4 µs
+//	1 ms              32 µs
+//	2.1 ms or more    131 µs
+//
+// The driver sleeps to the latest instant that still serves every timer in
+// its near heap, so timers due close together fire in one wake-up, and a
+// producer wakes it only if its own timer's latest instant comes sooner.
+// Options.Slack sets another cap (up to about 1 ms), or none at all (every
+// timer exact). The slack is measured from when the driver takes the timer
+// into its heap, a lookahead before its deadline: a timer armed nearer may
+// get less than the table says, never more. Deadline order holds among the
+// timers of one wake-up; across wake-ups a timer may fire before one due
+// earlier only within the latter's slack.
+//
+// # Who fires timers
+//
+// The consumer role passes between the driver and the goroutines that use
+// the wheel. The driver takes it for each round of work and gives it up
+// before it sleeps. A goroutine that starts or resets a timer, or sleeps,
+// checks whether a timer is due (a clock reading against the instant the
+// driver published as its wake-up) while the driver is not running; if so,
+// and the role is free, it runs one pass of at most MaxBatch firings
+// itself, as the runtime runs due timers from every P, so a busy process
+// that keeps the driver's thread waiting for a processor does not keep its
+// timers waiting too. Stats.Helped counts those passes.
 //
 // A timer due 67 ms or more ahead is not filed at once: it waits on a list
 // of the P that started it, and the driver files the lists' timers at the
