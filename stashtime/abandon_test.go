@@ -84,7 +84,7 @@ func TestAbandonHelperProcess(t *testing.T) {
 		}
 		r.PerIter = hotAfterLoop(f[0] == "stash", n)
 	} else {
-		r.PerTimer = collectAbandoned(t, f[0] == "stash", f[1] == "paced", f[2])
+		r.PerTimer = collectAbandoned(t, f[0] == "stash", strings.HasPrefix(f[1], "paced"), strings.HasSuffix(f[1], "-eager"), f[2])
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -145,7 +145,10 @@ func nurseryIdle() bool { return theNursery.done.Load() == theNursery.begun.Load
 // are each followed by waiting for what the wheel does after it: the
 // nursery's sweep, the cleanups that stop the abandoned timers, the drain
 // that lets go of the intake's listings. Otherwise they are back to back.
-func collectAbandoned(t *testing.T, stash, paced bool, kind string) []float64 {
+// Eager, a sweep has first found a few dozen abandoned timers of the kind
+// pending, as it does in a program that abandons timers all along, and the
+// nursery is eager (see nursery.go).
+func collectAbandoned(t *testing.T, stash, paced, eager bool, kind string) []float64 {
 	const n = 10_000
 	mk := abandonMaker(stash, kind)
 	settle := func() {
@@ -163,8 +166,16 @@ func collectAbandoned(t *testing.T, stash, paced bool, kind string) []float64 {
 		Default()
 	}
 	mk() // the first of a kind allocates what the rest reuse
+	if eager {
+		for range 4 * sweepSample {
+			mk()
+		}
+	}
 	abandonSink = nil
 	settle()
+	if eager && !theNursery.eager.Load() {
+		t.Fatal("the nursery is not eager after a sweep found abandoned timers pending")
+	}
 	before := allocsInUse()
 	for range n {
 		mk()
@@ -231,8 +242,9 @@ func TestAbandonedFreedByCollections(t *testing.T) {
 			tm := runAbandonChild(t, "time/b2b/"+kind)
 			paced := runAbandonChild(t, "stash/paced/"+kind)
 			b2b := runAbandonChild(t, "stash/b2b/"+kind)
-			t.Logf("allocations in use per abandoned timer after GC 3..6: time back to back %.2f; stash back to back %.2f",
-				tm.PerTimer[2:], b2b.PerTimer[2:])
+			eager := runAbandonChild(t, "stash/b2b-eager/"+kind)
+			t.Logf("allocations in use per abandoned timer after GC 3..6: time back to back %.2f; stash back to back %.2f, eager %.2f",
+				tm.PerTimer[2:], b2b.PerTimer[2:], eager.PerTimer[2:])
 			t.Logf("stash, paced, after GC 1..6: %.2f", paced.PerTimer)
 			if tm.PerTimer[2] >= 1 {
 				t.Errorf("time, after three back-to-back collections (the control): %.2f allocations in use per timer, want < 1", tm.PerTimer[2])
