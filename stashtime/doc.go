@@ -118,11 +118,23 @@
 //   - The driver's goroutine shows up in goroutine dumps and leak checkers
 //     (go.uber.org/goleak: IgnoreAnyFunction on (*Wheel).run).
 //   - *Timer and *Ticker are this package's own types, not package time's.
-//   - An abandoned channel timer is collected one collection later than
-//     package time collects it. It leaves an 8-byte slot in the wheel until
-//     a compaction or the walk reclaims it; one due within about 69 s also
-//     its 48-byte entry until its deadline, and one due within about 1 s its
-//     channel too.
+//   - An abandoned channel timer is collected later than package time
+//     collects it (at the next collection): the wheel weakens its hold
+//     after the first collection the timer survives pending, or, while most
+//     timers outlive one, as the driver files it; the next collection frees
+//     the channel and the one after the entry. With the program running
+//     between collections, three free 10,000 abandoned After(time.Hour);
+//     back to back, runtime.GC needs a fourth to sixth. An 8-byte slot stays
+//     until a compaction. One armed within about 1 s of its deadline keeps
+//     its channel until it fires, and one with less than about 0.27 s left
+//     when weakened its entry.
+//   - A ticker whose tick has waited unreceived while 16 more came due is
+//     fired less often until the tick is taken: each firing that finds it
+//     still waiting puts the next off to the last tick of a span that
+//     doubles, from two periods up to about 134 ms (2^27 ns). The receiver
+//     that then takes the waiting tick gets the next one, on phase, up to
+//     about 134 ms later than from package time; one that takes each tick
+//     before 16 more come due sees package time's ticks exactly.
 //   - With no timer armed, the driver parks on a Go channel within about
 //     two seconds, so a deadlock is reported that much later than with
 //     package time; while channel timers nobody receives from are pending,

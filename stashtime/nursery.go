@@ -24,9 +24,10 @@ import (
 // them again. Invariant: a pending channel timer due beyond weakBeyond from
 // its last arming holds its channel weakly or is listed.
 //
-// An abandoned timer is therefore collected one cycle later than the
-// runtime would collect it, and a timer stopped before the next collection
-// never pays for a weak reference. A timer due within weakBeyond keeps its
+// An abandoned timer's channel is therefore collected one cycle later than
+// the runtime would collect it, and its entry, which a cleanup on the
+// channel takes out of the store (see weakchan.go), one more; a timer
+// stopped before the next collection never pays for a weak reference. A timer due within weakBeyond keeps its
 // channel until it fires, which it then does soon.
 //
 // When most listed timers outlive the collection anyway (an After abandoned
