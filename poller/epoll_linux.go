@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -30,8 +31,12 @@ type epollPoller struct {
 	fdsClosed atomic.Bool
 	cleanup   runtime.Cleanup // closes the descriptors of a poller dropped unclosed
 
+	// armMu guards armed and sleepTo, which the waiter and Defer change.
+	armMu   sync.Mutex
+	armed   int64 // the deadline the timerfd is armed for; 0 if none
+	sleepTo int64 // the deadline the waiter sleeps toward in epoll_wait; 0 if none
+
 	// Owned by the waiter.
-	armed  int64 // the deadline the timerfd is armed for; 0 if none
 	events [2]unix.EpollEvent
 	buf    [8]byte
 }
@@ -187,10 +192,16 @@ func (p *epollPoller) Wait(deadline int64) error {
 		}
 		return nil
 	}
-	if err := p.arm(deadline); err != nil {
+	p.armMu.Lock()
+	err := p.arm(deadline)
+	p.sleepTo = deadline
+	p.armMu.Unlock()
+	if err != nil {
+		p.setSleep(0)
 		return err
 	}
 	p.mode.Store(modeFD)
+	defer p.setSleep(0)
 	for {
 		if p.closed.Load() {
 			p.mode.Store(modeIdle)
@@ -207,29 +218,61 @@ func (p *epollPoller) Wait(deadline int64) error {
 			p.mode.Store(modeIdle)
 			return fmt.Errorf("poller: epoll_wait: %w", err)
 		}
+		p.armMu.Lock()
 		for _, ev := range p.events[:n] {
 			if int(ev.Fd) == p.tfd {
 				p.armed = 0 // expired: a one-shot timer disarms itself
 			}
 			p.drain(int(ev.Fd))
 		}
+		deadline = p.sleepTo // Defer may have moved it
 		if clock.Mono() >= deadline {
+			p.armMu.Unlock()
 			break
 		}
-		if p.armed == 0 { // never expected: the timer fired before the clock agreed
-			if err := p.arm(deadline); err != nil {
-				p.mode.Store(modeIdle)
-				return err
-			}
+		if p.armed == 0 { // moved by Defer, or expired before the clock agreed
+			err = p.arm(deadline)
+		}
+		p.armMu.Unlock()
+		if err != nil {
+			p.mode.Store(modeIdle)
+			return err
 		}
 	}
 	p.finish()
 	return nil
 }
 
+// setSleep sets the deadline the waiter sleeps toward.
+func (p *epollPoller) setSleep(deadline int64) {
+	p.armMu.Lock()
+	p.sleepTo = deadline
+	p.armMu.Unlock()
+}
+
+// Defer moves the wake-up of a waiter asleep in epoll_wait toward from to
+// the later to, and reports whether it did: it re-arms the timerfd, which
+// costs the caller one system call and spares the waiter a wake-up.
+func (p *epollPoller) Defer(from, to int64) bool {
+	if to <= from || !p.acquire() {
+		return false
+	}
+	defer p.release()
+	p.armMu.Lock()
+	defer p.armMu.Unlock()
+	if p.sleepTo != from || p.mode.Load() != modeFD {
+		return false
+	}
+	if p.arm(to) != nil {
+		return false // the waiter wakes at from, as it would have
+	}
+	p.sleepTo = to
+	return true
+}
+
 // arm sets the timerfd to expire at deadline (CLOCK_MONOTONIC ns), unless it
 // is already armed for it. Setting the timer also clears an expiration not
-// yet read.
+// yet read. p.armMu is held.
 func (p *epollPoller) arm(deadline int64) error {
 	if p.armed == deadline {
 		return nil

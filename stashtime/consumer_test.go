@@ -133,6 +133,79 @@ func TestHelpStress(t *testing.T) {
 	}
 }
 
+// TestHelpDefersDriver runs AfterFunc chains on a wheel whose poller can
+// put the driver's wake-up off (epoll, on Linux), with a goroutine that
+// keeps starting and stopping a timer: its helping passes fire the chains
+// and defer the driver. Every timer still fires exactly once, never early,
+// and late by no more than a loaded machine's scheduling delays.
+func TestHelpDefersDriver(t *testing.T) {
+	w, err := NewWheel(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, ok := w.poller.(poller.Deferrer); !ok {
+		t.Skipf("the %s poller cannot defer its waiter", w.Poller())
+	}
+	const chains, rounds = 32, 100
+	var (
+		early, fired, worst atomic.Int64
+		wg                  sync.WaitGroup
+	)
+	wg.Add(chains)
+	for c := range chains {
+		var left = rounds
+		var when int64
+		var f func()
+		f = func() {
+			now := w.now()
+			if now < when {
+				early.Add(1)
+			}
+			for late := now - when; ; {
+				if v := worst.Load(); late <= v || worst.CompareAndSwap(v, late) {
+					break
+				}
+			}
+			fired.Add(1)
+			if left--; left == 0 {
+				wg.Done()
+				return
+			}
+			d := time.Duration(c%8+1) * 100 * time.Microsecond
+			when = now + int64(d)
+			w.AfterFunc(d, f)
+		}
+		when = w.now() + int64(time.Millisecond)
+		w.AfterFunc(time.Millisecond, f)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				w.AfterFunc(time.Hour, func() {}).Stop()
+				time.Sleep(20 * time.Microsecond)
+			}
+		}
+	}()
+	waitGroup(t, &wg, "the chains")
+	if e := early.Load(); e != 0 {
+		t.Fatalf("%d timers fired early", e)
+	}
+	if got := fired.Load(); got != chains*rounds {
+		t.Fatalf("%d fired, want %d", got, chains*rounds)
+	}
+	if l := time.Duration(worst.Load()); l > time.Second {
+		t.Fatalf("a timer fired %v late", l)
+	}
+	st := w.Stats()
+	t.Logf("passes %d, of which helping %d; driver wake-ups %d; worst lateness %v", st.Walks, st.Helped, st.Wakes, time.Duration(worst.Load()))
+}
+
 // waitGroup waits for wg, for at most 10 s.
 func waitGroup(t *testing.T, wg *sync.WaitGroup, what string) {
 	t.Helper()

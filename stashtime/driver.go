@@ -83,7 +83,7 @@ func (w *Wheel) run() {
 			// out of the overflow area only as it returns.
 			d.replySyncs()
 		}
-		w.helpAt.Store(next)
+		w.helpAt.Store(d.helpAt(next))
 		w.sleepUntil.Store(next)
 		again := d.next(now) < next || w.now() >= next || w.intake.waiting()
 		d.release()

@@ -70,14 +70,15 @@ func slackOption(s Duration) int64 {
 // wakeBy makes sure the driver wakes, at the latest, when the precision rule
 // says a timer armed at now for when must fire.
 func (w *Wheel) wakeBy(now, when int64) {
-	latest := addSat(when, w.slack(when-now))
+	slack := w.slack(when - now)
+	help := addSat(when, slack/2)
 	for {
 		h := w.helpAt.Load()
-		if latest >= h || w.helpAt.CompareAndSwap(h, latest) {
+		if help >= h || w.helpAt.CompareAndSwap(h, help) {
 			break
 		}
 	}
-	w.wakeIfEarlier(latest)
+	w.wakeIfEarlier(addSat(when, slack))
 }
 
 // notify tells the consumer of a timer a producer armed at now for when:
