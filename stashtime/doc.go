@@ -67,12 +67,15 @@
 // The consumer role passes between the driver and the goroutines that use
 // the wheel. The driver takes it for each round of work and gives it up
 // before it sleeps. A goroutine that starts or resets a timer, or sleeps,
-// checks whether a timer is due (a clock reading against the instant the
-// driver published as its wake-up) while the driver is not running; if so,
-// and the role is free, it runs one pass of at most MaxBatch firings
-// itself, as the runtime runs due timers from every P, so a busy process
-// that keeps the driver's thread waiting for a processor does not keep its
-// timers waiting too. Stats.Helped counts those passes.
+// checks whether timers are due (a clock reading against an instant the
+// driver publishes: halfway through the slack of the first timer due) while
+// the driver is not running; if so, and the role is free, it runs one pass
+// of at most MaxBatch firings itself, as the runtime runs due timers from
+// every P, and then puts the driver's wake-up off to the next instant it is
+// needed (poller.Deferrer). So while goroutines keep coming by, they fire
+// the timers and the driver sleeps on, and a busy process that keeps the
+// driver's thread waiting for a processor does not keep its timers waiting
+// too. Stats.Helped counts those passes.
 //
 // A timer due 67 ms or more ahead is not filed at once: it waits on a list
 // of the P that started it, and the driver files the lists' timers at the
