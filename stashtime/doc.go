@@ -92,10 +92,9 @@
 //   - cap(C) and len(C) are 1, not 0: the channel is buffered. Stop and
 //     Reset still discard an undelivered value, so no stale value is ever
 //     received.
-//   - A timer whose deadline has passed delivers its value when the driver
-//     fires it, microseconds after the deadline, not at the moment a
-//     receiver looks. A timer made or reset with d <= 0 delivers before the
-//     call returns.
+//   - A timer fires up to its slack after its deadline (see Precision),
+//     and delivers its value then, not at the moment a receiver looks. A
+//     timer made or reset with d <= 0 delivers before the call returns.
 //   - GODEBUG=asynctimerchan=1 does not apply: the Go 1.23 semantics always
 //     do.
 //   - Timers made by the package-level functions inside a testing/synctest
