@@ -1,6 +1,6 @@
 package stashtime_test
 
-// Rules 10 and 11 of TIME_SEMANTICS.md: AfterFunc runs f in its own
+// Rules 10 and 11 of docs/semantics.md: AfterFunc runs f in its own
 // goroutine, Stop and Reset never wait for it, and they work from inside f;
 // AfterFunc(d, nil) is accepted.
 

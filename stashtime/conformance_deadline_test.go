@@ -1,6 +1,6 @@
 package stashtime_test
 
-// Rules 3-6 of TIME_SEMANTICS.md: deadlines, never early, deadline order,
+// Rules 3-6 of docs/semantics.md: deadlines, never early, deadline order,
 // the value sent is the deadline, d <= 0 is due now, overflow clamps.
 
 import (

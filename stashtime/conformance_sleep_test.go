@@ -1,6 +1,6 @@
 package stashtime_test
 
-// Rule 15 of TIME_SEMANTICS.md: Sleep waits at least d, returns at once for
+// Rule 15 of docs/semantics.md: Sleep waits at least d, returns at once for
 // d <= 0, never returns for math.MaxInt64, and a signal does not shorten
 // it (conformance_sleep_unix_test.go). Rule 5 for the conversion every value
 // goes through: a clock reading turned into a Time is not earlier than the

@@ -1,6 +1,6 @@
 package stashtime_test
 
-// Rules 7 and 8 of TIME_SEMANTICS.md: the results of Stop and Reset in each
+// Rules 7 and 8 of docs/semantics.md: the results of Stop and Reset in each
 // state of the current arming, no stale values, exactly once.
 
 import (

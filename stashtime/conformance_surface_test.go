@@ -1,6 +1,6 @@
 package stashtime_test
 
-// Rules 1, 2, 9 and 14 of TIME_SEMANTICS.md: the surface (aliases, C is a
+// Rules 1, 2, 9 and 14 of docs/semantics.md: the surface (aliases, C is a
 // plain writable field the library never touches), the capacity-one
 // channel, the zero Timer and the nil *Timer.
 

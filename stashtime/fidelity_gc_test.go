@@ -1,6 +1,6 @@
 package stashtime
 
-// Rule 16 of TIME_SEMANTICS.md: since Go 1.23 an unreferenced, unstopped
+// Rule 16 of docs/semantics.md: since Go 1.23 an unreferenced, unstopped
 // After, NewTimer, Tick or NewTicker is garbage collected, while a pending
 // AfterFunc stays alive until it fires. The wheel holds a channel timer only
 // through a weak pointer to the channel's runtime header.

@@ -2,7 +2,7 @@
 
 package stashtime
 
-// Rule 17 of TIME_SEMANTICS.md: inside a testing/synctest bubble the
+// Rule 17 of docs/semantics.md: inside a testing/synctest bubble the
 // package-level timers run on the bubble's fake clock (they are package
 // time's timers there), and the driver's goroutine, outside the bubble,
 // never touches a channel made inside it (the runtime would die with a
