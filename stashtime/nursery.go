@@ -12,7 +12,7 @@ import (
 // has outlived a garbage collection.
 //
 // An abandoned After, NewTimer, Tick or NewTicker must be collected (rule
-// 16 of TIME_SEMANTICS.md), so the wheel may not hold its channel strongly
+// 16 of docs/semantics.md), so the wheel may not hold its channel strongly
 // for long. But a weak reference costs more than the rest of starting a
 // timer (weak.Make registers a special with the runtime, which the collector
 // then scans and sweeps), and most timers are stopped or fire soon after
