@@ -29,10 +29,17 @@
 //
 // # What moves onto the wheel and what does not
 //
-// Only the deadlines move. WithCancel and WithCancelCause are package
-// context's; the Done channel is made lazily and closed by the first
-// cancel, as there; context.AfterFunc's f runs in a goroutine of its own,
-// as there. When a deadline passes, the wheel runs the cancel in a
+// Only the deadlines move, and each only once something could see it
+// pass: the first call of Done or Err (context.Cause calls Err), or the
+// first child or AfterFunc attached. Until then nothing can tell whether
+// the deadline has passed, so a context canceled before anyone looks at it
+// never touches the wheel, and one looked at after its deadline is
+// canceled with DeadlineExceeded there and then. Deadline, Value and
+// String do not arm it.
+//
+// WithCancel and WithCancelCause are package context's. The Done channel
+// is made lazily and closed by the first cancel, as there; context.AfterFunc's
+// f runs in a goroutine of its own, as there. When a deadline passes, the wheel runs the cancel in a
 // goroutine of its own (stashtime.AfterFunc), as package time does.
 //
 // # Differences from package context
