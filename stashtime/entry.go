@@ -41,6 +41,32 @@ const (
 // isChan reports whether e is a channel timer (not a ticker).
 func (e *entry) isChan() bool { return e.kind == kindChan }
 
+// The states of an entry, as its fields tell them (pending, holder), who
+// moves it to which next state, and under which lock. Every move takes e.mu
+// but two: a start, before the entry is shared, and a Reset to a later
+// deadline of an open entry, which is a CAS on dl (see unlock).
+//
+//	state    pending holder   live holder          moved by, to
+//	idle     false   none     none                 start, Reset, Sleep: to listed or filed
+//	listed   true    intake   its P's intake list  the consumer's drain: to filed;
+//	                                               Stop: to idle (the listing goes stale);
+//	                                               a later Reset: stays (deadline moved)
+//	filed    true    store    slot in bucket qb    the consumer's walk: to near, or filed again
+//	                                               further on; Stop: to idle (slot emptied);
+//	                                               a later Reset: stays (CAS, if open)
+//	near     true    heap     near-heap item       the consumer's fire: to idle (a ticker:
+//	         (keyed by dl)                         near or filed again); Stop: to idle
+//	                                               (the item goes stale)
+//
+// An earlier Reset moves a listed, filed or near entry to a new holder
+// (arm); the old one goes stale. A stale holder is dropped when the
+// consumer meets it: only the live one matches the entry's holder and qb
+// (store) or deadline (heap). The entry is open (dl complemented) only while
+// filed with a slot or listed, and not a ticker, nor a channel timer whose
+// channel is held strongly and that is not listed (unlock). Separately,
+// grip says how a channel timer or ticker holds its channel (see
+// nursery.go).
+//
 // An entry is one timer as the wheel sees it. The store holds *entry values.
 //
 // Every field below mu but dl is guarded by mu, taken with lock and
