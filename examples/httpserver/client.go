@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+const request = "GET / HTTP/1.1\r\nHost: httpserver\r\n\r\n"
+
+// A load keeps keep-alive connections busy, each sending a request as soon
+// as the previous response is in, until close.
+type load struct {
+	addr   string
+	stop   atomic.Bool
+	failed atomic.Int64 // connections that failed before close
+
+	mu    sync.Mutex
+	conns []net.Conn
+	wg    sync.WaitGroup
+	once  sync.Once
+}
+
+func newLoad(addr string) *load { return &load{addr: addr} }
+
+// dial opens n connections one after another and starts each.
+func (ld *load) dial(ctx context.Context, n int) error {
+	var d net.Dialer
+	for i := range n {
+		c, err := d.DialContext(ctx, "tcp", ld.addr)
+		if err != nil {
+			return fmt.Errorf("connection %d of %d: %w", i+1, n, err)
+		}
+		ld.mu.Lock()
+		ld.conns = append(ld.conns, c)
+		ld.mu.Unlock()
+		ld.wg.Add(1)
+		go ld.run(c)
+	}
+	return nil
+}
+
+// run sends requests on c until close.
+func (ld *load) run(c net.Conn) {
+	defer ld.wg.Done()
+	br := bufio.NewReader(c)
+	for !ld.stop.Load() {
+		if _, err := io.WriteString(c, request); err != nil {
+			ld.fail()
+			return
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			ld.fail()
+			return
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			ld.fail()
+			return
+		}
+	}
+}
+
+func (ld *load) fail() {
+	if !ld.stop.Load() {
+		ld.failed.Add(1)
+	}
+}
+
+// close stops the load, closes its connections and waits for them.
+func (ld *load) close() {
+	ld.once.Do(func() {
+		ld.stop.Store(true)
+		ld.mu.Lock()
+		for _, c := range ld.conns {
+			c.Close()
+		}
+		ld.mu.Unlock()
+		ld.wg.Wait()
+	})
+}
+
+// slowHeader dials addr and sends a request header a byte every 20ms
+// until the server hangs up, and returns how long after the dial that
+// came; -1 if not within limit.
+func slowHeader(addr string, limit time.Duration) time.Duration {
+	start := time.Now()
+	c, err := net.DialTimeout("tcp", addr, limit)
+	if err != nil {
+		return -1
+	}
+	defer c.Close()
+	c.SetDeadline(start.Add(limit))
+	cut := make(chan time.Duration, 1)
+	go func() {
+		io.Copy(io.Discard, c)
+		cut <- time.Since(start)
+	}()
+	hdr := "GET / HTTP/1.1\r\nHost: httpserver\r\nX-Slow: "
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case d := <-cut:
+			if d >= limit {
+				return -1
+			}
+			return d
+		case <-tick.C:
+			b := byte('s')
+			if i < len(hdr) {
+				b = hdr[i]
+			}
+			c.Write([]byte{b}) // an error shows as the cut
+		}
+	}
+}
+
+// idleConn dials addr, sends one request, reads the response and waits for
+// the server to close the connection; it returns how long after the
+// request that came, or -1 if not within limit.
+func idleConn(addr string, limit time.Duration) time.Duration {
+	c, err := net.DialTimeout("tcp", addr, limit)
+	if err != nil {
+		return -1
+	}
+	defer c.Close()
+	start := time.Now()
+	c.SetDeadline(start.Add(limit))
+	if _, err := io.WriteString(c, request); err != nil {
+		return -1
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		return -1
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if _, err := br.ReadByte(); err != io.EOF {
+		return -1
+	}
+	return time.Since(start)
+}
+
+// quietLog discards the server's log of the connections it cut.
+func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }

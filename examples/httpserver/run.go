@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/stashgo/stash/stashnet"
+)
+
+// fdReserve is the file descriptors left for everything but the
+// connections.
+const fdReserve = 64
+
+// A result is what one listener's run measured.
+type result struct {
+	impl     string
+	reqs     int64         // requests served in the window
+	elapsed  time.Duration // length of the window
+	cpu      time.Duration // process CPU time (user+sys) in the window
+	failed   int64         // loaded connections that failed
+	slowCut  time.Duration // when the slow-header client was cut, from its dial
+	idleShut time.Duration // when the idle connection was closed, from its request
+}
+
+func (r result) rate() float64 { return float64(r.reqs) / r.elapsed.Seconds() }
+
+func (r result) cpuPerReq() time.Duration {
+	if r.reqs == 0 {
+		return 0
+	}
+	return r.cpu / time.Duration(r.reqs)
+}
+
+// run runs the load once per listener o selects and writes the report to
+// w.
+func run(ctx context.Context, o options, w io.Writer) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	impls := []string{"net", "stash"}
+	if o.impl != "both" {
+		impls = []string{o.impl}
+	}
+	if limit, ok := fdLimit(); ok {
+		if most := (int(limit) - fdReserve) / 2; o.conns > most {
+			if most < 1 {
+				return fmt.Errorf("open file limit %d leaves no room for connections", limit)
+			}
+			fmt.Fprintf(w, "note: open file limit %d allows %d connections (2 fds each), not %d\n", limit, most, o.conns)
+			o.conns = most
+		}
+	}
+	fmt.Fprintf(w, "%d keep-alive connections; ReadHeaderTimeout %v, ReadTimeout and WriteTimeout %v, IdleTimeout %v; %v per listener; GOMAXPROCS %d\n",
+		o.conns, o.rht, 2*o.rht, o.idle, o.duration, runtime.GOMAXPROCS(0))
+	var rs []result
+	for _, impl := range impls {
+		r, err := runImpl(ctx, impl, o)
+		if err != nil {
+			return fmt.Errorf("%s: %w", impl, err)
+		}
+		rs = append(rs, r)
+	}
+	if err := writeReport(w, rs); err != nil {
+		return err
+	}
+	return check(rs, o)
+}
+
+func (o options) validate() error {
+	switch {
+	case o.conns < 1:
+		return errors.New("-conns must be at least 1")
+	case o.duration <= 0 || o.rht <= 0 || o.idle <= 0:
+		return errors.New("-duration, -rht and -idle must be positive")
+	case o.impl != "net" && o.impl != "stash" && o.impl != "both":
+		return fmt.Errorf("unknown -impl %q: want net, stash or both", o.impl)
+	}
+	return nil
+}
+
+// runImpl serves on one kind of listener, loads it for o.duration and
+// observes the two timeouts meanwhile.
+func runImpl(ctx context.Context, impl string, o options) (result, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return result{}, err
+	}
+	var l net.Listener = ln
+	if impl == "stash" {
+		l = stashnet.WrapListener(ln)
+	}
+	var reqs atomic.Int64
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			reqs.Add(1)
+			io.WriteString(w, "ok")
+		}),
+		ReadHeaderTimeout: o.rht,
+		ReadTimeout:       2 * o.rht,
+		WriteTimeout:      2 * o.rht,
+		IdleTimeout:       o.idle,
+		ErrorLog:          quietLog(),
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		srv.Serve(l)
+	}()
+	defer func() {
+		srv.Close()
+		<-served
+	}()
+	addr := ln.Addr().String()
+
+	ld := newLoad(addr)
+	defer ld.close()
+	if err := ld.dial(ctx, o.conns); err != nil {
+		return result{}, err
+	}
+
+	slow := make(chan time.Duration, 1)
+	idle := make(chan time.Duration, 1)
+	go func() { slow <- slowHeader(addr, o.rht+o.duration+time.Minute) }()
+	go func() { idle <- idleConn(addr, o.idle+o.duration+time.Minute) }()
+
+	cpu0, reqs0, start := cpuTime(), reqs.Load(), time.Now()
+	window := time.NewTimer(o.duration)
+	select {
+	case <-window.C:
+	case <-ctx.Done():
+		window.Stop()
+		return result{}, ctx.Err()
+	}
+	r := result{
+		impl:    impl,
+		cpu:     cpuTime() - cpu0,
+		reqs:    reqs.Load() - reqs0,
+		elapsed: time.Since(start),
+	}
+	ld.close()
+	r.failed = ld.failed.Load()
+	r.slowCut, r.idleShut = <-slow, <-idle
+	return r, nil
+}
+
+func writeReport(w io.Writer, rs []result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "listener\treq/s\tCPU/req\tfailed conns\tslow header cut\tidle closed\t")
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%.0f\t%v\t%d\t%v\t%v\t\n", r.impl, r.rate(), r.cpuPerReq().Round(10*time.Nanosecond),
+			r.failed, r.slowCut.Round(time.Millisecond), r.idleShut.Round(time.Millisecond))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(rs) == 2 {
+		base, r := rs[0], rs[1]
+		_, err := fmt.Fprintf(w, "%s/%s: req/s %.2fx, CPU/req %.2fx\n", r.impl, base.impl,
+			r.rate()/base.rate(), float64(r.cpuPerReq())/float64(base.cpuPerReq()))
+		return err
+	}
+	return nil
+}
+
+// check fails unless each run observed both timeouts, neither early, and
+// no loaded connection failed.
+func check(rs []result, o options) error {
+	var errs []error
+	for _, r := range rs {
+		switch {
+		case r.slowCut < 0:
+			errs = append(errs, fmt.Errorf("%s: the slow-header client was never cut", r.impl))
+		case r.slowCut < o.rht:
+			errs = append(errs, fmt.Errorf("%s: the slow-header client was cut after %v, before ReadHeaderTimeout %v", r.impl, r.slowCut, o.rht))
+		}
+		switch {
+		case r.idleShut < 0:
+			errs = append(errs, fmt.Errorf("%s: the idle connection was never closed", r.impl))
+		case r.idleShut < o.idle:
+			errs = append(errs, fmt.Errorf("%s: the idle connection was closed after %v, before IdleTimeout %v", r.impl, r.idleShut, o.idle))
+		}
+		if r.failed > 0 {
+			errs = append(errs, fmt.Errorf("%s: %d loaded connections failed", r.impl, r.failed))
+		}
+	}
+	return errors.Join(errs...)
+}
