@@ -19,6 +19,7 @@ const request = "GET / HTTP/1.1\r\nHost: httpserver\r\n\r\n"
 // as the previous response is in, until close.
 type load struct {
 	addr   string
+	start  chan struct{} // closed once every connection is open
 	stop   atomic.Bool
 	failed atomic.Int64 // connections that failed before close
 
@@ -28,11 +29,16 @@ type load struct {
 	once  sync.Once
 }
 
-func newLoad(addr string) *load { return &load{addr: addr} }
+func newLoad(addr string) *load { return &load{addr: addr, start: make(chan struct{})} }
 
-// dial opens n connections one after another and starts each.
+// dial opens n connections one after another, then starts the load on all
+// of them at once: a server busy with the first would accept the last
+// slowly.
 func (ld *load) dial(ctx context.Context, n int) error {
-	var d net.Dialer
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	defer ld.startOnce()
+	d := net.Dialer{KeepAlive: -1}
 	for i := range n {
 		c, err := d.DialContext(ctx, "tcp", ld.addr)
 		if err != nil {
@@ -47,9 +53,18 @@ func (ld *load) dial(ctx context.Context, n int) error {
 	return nil
 }
 
-// run sends requests on c until close.
+func (ld *load) startOnce() {
+	select {
+	case <-ld.start:
+	default:
+		close(ld.start)
+	}
+}
+
+// run sends requests on c from start until close.
 func (ld *load) run(c net.Conn) {
 	defer ld.wg.Done()
+	<-ld.start
 	br := bufio.NewReader(c)
 	for !ld.stop.Load() {
 		if _, err := io.WriteString(c, request); err != nil {
@@ -80,6 +95,7 @@ func (ld *load) fail() {
 func (ld *load) close() {
 	ld.once.Do(func() {
 		ld.stop.Store(true)
+		ld.startOnce()
 		ld.mu.Lock()
 		for _, c := range ld.conns {
 			c.Close()

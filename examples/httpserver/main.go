@@ -19,6 +19,9 @@
 //	go run ./examples/httpserver
 //	go run ./examples/httpserver -conns 10000 -duration 5s
 //
+// Under a heavy load a connection may wait long for its turn: the timeouts
+// (-rht, -idle) must leave room for that, or loaded connections fail.
+//
 // Every connection costs two file descriptors, its two ends being in one
 // process: the program raises the soft RLIMIT_NOFILE to the hard limit
 // and, should that not be enough, lowers -conns to fit and says so. It
@@ -48,8 +51,8 @@ func defaultOptions() options {
 	return options{
 		conns:    1000,
 		duration: 3 * time.Second,
-		rht:      time.Second,
-		idle:     2 * time.Second,
+		rht:      2 * time.Second,
+		idle:     4 * time.Second,
 		impl:     "both",
 	}
 }

@@ -1,25 +1,38 @@
 // Command idleconns runs the idle-deadline pattern of a network server with
-// package time's timers and with stashtime's, and compares the two.
+// package time's timers and with stashnet's idle timeout, and compares the
+// two.
 //
-// A TCP server on 127.0.0.1 gives every connection an idle deadline: an
-// AfterFunc timer that closes the connection, pushed later with Reset each
-// time a message arrives (deliberately not conn.SetReadDeadline, which would
-// bypass the timers under test). A client in the same process opens many
-// connections (2000 by default); a fraction of them (a tenth) are busy and
-// send a small message every few milliseconds (20ms), well inside the idle
-// timeout (200ms), and the rest send a few messages and then fall silent.
-// The server must close every idle connection when its deadline passes and
-// never a busy one.
+// A TCP server on 127.0.0.1 gives every connection an idle deadline. On
+// the time side it is an AfterFunc timer that closes the connection, pushed
+// later with Reset each time a message arrives (deliberately not
+// conn.SetReadDeadline, which would bypass the timers under test). On the
+// stash side the connection is wrapped by stashnet.WrapConn with
+// IdleTimeout: a message only marks the connection active, without a
+// clock read or a timer operation, and the connection's wheel timer checks
+// the mark once per idle timeout, re-arming while there was activity. A
+// client in the same process opens many connections (2000 by default); a
+// fraction of them (a tenth) are busy and send a small message every few
+// milliseconds (20ms), well inside the idle timeout (200ms), and the rest
+// send a few messages and then fall silent. The server must close every
+// idle connection when its deadline passes and never a busy one.
 //
-// The same workload runs once per timer implementation, for a fixed
-// duration, and for each the program prints the server's message rate, the
-// process's CPU time per message (user+sys, client included), how many idle
+// The same workload runs once per implementation, for a fixed duration,
+// and for each the program prints the server's message rate, the process's
+// CPU time per message (user+sys, client included), how many idle
 // connections were closed by their deadline (it must be all of them), how
 // many busy ones were wrongly closed (it must be none) and how late the
 // idle closes came. With both implementations it ends with the ratio
 // stash/time of the rate and of the CPU per message. The client paces
 // itself with package time in both runs, so only the server's deadlines
 // change.
+//
+// The two sides trade precision differently. time's timer fires at the
+// deadline, microseconds late; stashnet's idle timeout closes a
+// connection no earlier than the timeout after its last message and at
+// most one further timeout later, by design, so its late p50 and max
+// approach the idle timeout. In return a busy connection costs time's side
+// a timer Reset per message and stash's side one timer firing per idle
+// timeout.
 //
 // The defaults fit a busy 2-core machine. A server that falls behind reads
 // messages late, and a message it has not read does not push the deadline:

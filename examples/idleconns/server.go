@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/stashgo/stash/stashnet"
 )
 
 // Every message is msgSize bytes; its first byte is the sender's role.
@@ -88,6 +90,10 @@ func (s *server) serve() {
 			continue
 		}
 		sc := &serverConn{c: c}
+		if s.impl.afterFunc == nil {
+			sc.c = stashnet.WrapConn(c, stashnet.IdleTimeout(s.idle),
+				stashnet.OnIdle(func(c net.Conn) { s.expire(sc, c) }))
+		}
 		s.mu.Lock()
 		if s.conns == nil { // shut down
 			s.mu.Unlock()
@@ -106,7 +112,11 @@ func (s *server) serve() {
 func (s *server) handle(sc *serverConn) {
 	defer s.wg.Done()
 	sc.last.Store(int64(time.Since(s.start)))
-	t := s.impl.afterFunc(s.idle, func() { s.expire(sc) })
+	if s.impl.afterFunc == nil {
+		s.handleStash(sc)
+		return
+	}
+	t := s.impl.afterFunc(s.idle, func() { s.expire(sc, sc.c) })
 	var buf [msgSize]byte
 	for {
 		if _, err := io.ReadFull(sc.c, buf[:]); err != nil {
@@ -135,10 +145,39 @@ func (s *server) handle(sc *serverConn) {
 	s.mu.Unlock()
 }
 
-// expire is sc's deadline: it closes sc unless something else did first,
-// and counts the close by sc's role. A connection that has not said it is
-// idle counts as busy.
-func (s *server) expire(sc *serverConn) {
+// handleStash is handle for a connection wrapped with stashnet's idle
+// timeout: reading a message is all it takes to push the deadline, and
+// stashnet calls expire when the connection has been idle. The last stamp
+// is for the misbehaviour checks only (the time side takes it too).
+func (s *server) handleStash(sc *serverConn) {
+	var buf [msgSize]byte
+	for {
+		if _, err := io.ReadFull(sc.c, buf[:]); err != nil {
+			break
+		}
+		sc.role.CompareAndSwap(0, uint32(buf[0]))
+		s.msgs.Add(1)
+		sc.last.Store(int64(time.Since(s.start)))
+	}
+	if sc.closed.CompareAndSwap(false, true) {
+		// Close stops the idle timeout: from here on expire must not
+		// come, unless it had begun already (a close at the very
+		// moment the connection idles out, which no run here makes).
+		sc.c.Close()
+		sc.stopped.Store(true)
+	}
+	if sc.early.Load() {
+		s.early.Add(1)
+	}
+	s.mu.Lock()
+	delete(s.conns, sc)
+	s.mu.Unlock()
+}
+
+// expire is sc's deadline: it closes c, sc's connection as the deadline
+// knows it, unless something else closed sc first, and counts the close by
+// sc's role. A connection that has not said it is idle counts as busy.
+func (s *server) expire(sc *serverConn, c net.Conn) {
 	if sc.stopped.Load() {
 		s.afterStop.Add(1)
 		return
@@ -158,7 +197,7 @@ func (s *server) expire(sc *serverConn) {
 	} else {
 		s.busyClosed.Add(1)
 	}
-	sc.c.Close()
+	c.Close()
 }
 
 // close stops accepting, closes the connections still open without

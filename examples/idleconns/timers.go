@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"time"
-
-	"github.com/stashgo/stash/stashtime"
 )
 
 // A timer is what the server needs of *time.Timer and *stashtime.Timer.
@@ -13,7 +11,9 @@ type timer interface {
 	Stop() bool
 }
 
-// An impl is a timer implementation under comparison.
+// An impl is an idle-deadline implementation under comparison: a timer per
+// connection, started with afterFunc and pushed later with Reset on every
+// message, or, with a nil afterFunc, stashnet's idle timeout.
 type impl struct {
 	name      string
 	afterFunc func(d time.Duration, f func()) timer
@@ -23,7 +23,7 @@ type impl struct {
 // baseline of the ratios.
 var impls = []impl{
 	{"time", func(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }},
-	{"stash", func(d time.Duration, f func()) timer { return stashtime.AfterFunc(d, f) }},
+	{"stash", nil}, // stashnet.IdleTimeout
 }
 
 // selectImpls returns the implementations that name, a -impl value, selects.
