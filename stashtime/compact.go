@@ -51,3 +51,14 @@ func (d *driver) compact() {
 	w.compaction.at.Store(n + max(compactMin, w.live()/2))
 	w.compaction.woken.Store(false)
 }
+
+// clean reclaims the store below the walk, once per bucket passed.
+func (d *driver) clean() {
+	fv := d.w.store.FirstValid()
+	if fv-fv%uint64(d.w.bucket) == d.lastClean {
+		return
+	}
+	d.lastClean = fv - fv%uint64(d.w.bucket)
+	d.w.store.Clean()
+	d.w.cleans.Add(1)
+}

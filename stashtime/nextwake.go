@@ -1,0 +1,105 @@
+package stashtime
+
+import (
+	"math"
+	"time"
+)
+
+// next returns the deadline to sleep to: the soonest of the near heap's
+// latest instant (see precision.go), the overflow area's lowest key and the
+// wake-up for the first bucket beyond the walk that holds anything (see
+// wakeFor). Waking a lookahead before a bucket starts, the pass moves the
+// bucket's holders into the near heap (or fires them), so finding the next
+// deadline never scans a bucket, and unless a bucket's backlog grows while
+// the driver waits for it, the driver wakes at most twice per non-empty
+// bucket beyond the timers themselves.
+//
+// The driver never sleeps in the kernel longer than maxSleep. Once no timer
+// has been armed for maxSleep it returns math.MaxInt64, whatever stale
+// holders remain: the driver then parks on a Go channel, not in a system
+// call, so that the runtime still reports a deadlock in a program that has
+// one (within two maxSleeps of its last Stop). Parking at once would cost a
+// wake-up system call in every Stop that disarms the last timer, and
+// another in the next start.
+func (d *driver) next(now int64) int64 {
+	w := d.w
+	var next int64
+	next, d.stack = d.heap.latest(d.stack)
+	if m, ok := w.store.OverflowMin(); ok && m < uint64(next) {
+		next = int64(m)
+	}
+	d.ahead, d.aheadAt = 0, math.MaxInt64
+	if b, ok := w.store.NextBucket(uint64(next)); ok {
+		next = min(next, d.wakeFor(int64(b), now))
+	}
+	if w.live() > 0 {
+		d.idleSince = 0
+		return min(next, addSat(now, maxSleep))
+	}
+	if d.idleSince == 0 {
+		d.idleSince = now
+	}
+	if now-d.idleSince >= maxSleep {
+		return math.MaxInt64
+	}
+	return min(next, addSat(d.idleSince, maxSleep))
+}
+
+// addSat returns a+b for b >= 0, or math.MaxInt64 if that overflows.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// maxSleep bounds one sleep of the driver in the kernel.
+const maxSleep = int64(time.Second)
+
+// wakeFor returns when to wake for the bucket starting at b, the first that
+// holds anything: a lookahead before its start, or earlier if its backlog
+// is more than a few batches. Such a bucket is pre-walked from b less an estimate of the walk's
+// time (never before now), so that the near heap holds all of it by its
+// first deadline.
+//
+// A producer filing into b does not wake the driver, so the backlog may
+// grow unseen: the driver looks again halfway to b each time it finds a
+// backlog of more than one new or grown (down to lookMin before b), and in
+// any case maxAhead before b.
+func (d *driver) wakeFor(b, now int64) int64 {
+	w := d.w
+	n := w.store.Backlog(uint64(b))
+	wake := b - w.lookahead
+	// A holder the pre-walk re-files in the store must land beyond b, and
+	// file files a far timer at least farMin after now.
+	lead := min(int64(n)*walkCost, maxAhead, w.farMin-2*w.bucket)
+	if n > 4*w.maxBatch && lead > 0 {
+		d.ahead, d.aheadAt = b, max(b-lead, now)
+		wake = min(wake, d.aheadAt)
+	}
+	if b != d.lookB || n > d.lookN {
+		d.lookB, d.lookN, d.lookAt = b, n, b
+		if n > 1 && b-now > 2*lookMin {
+			d.lookAt = now + (b-now)/2
+		}
+	}
+	if d.lookAt > now {
+		wake = min(wake, d.lookAt)
+	}
+	if b-maxAhead > now {
+		wake = min(wake, b-maxAhead)
+	}
+	return wake
+}
+
+const (
+	// walkCost is a generous estimate of the time a pass takes to walk one
+	// holder into the near heap.
+	walkCost = 200 // ns
+	// maxAhead bounds how long before a bucket starts the driver pre-walks
+	// it.
+	maxAhead = int64(500 * time.Millisecond)
+	// lookMin is how close to a bucket's start the driver stops looking
+	// again at a growing backlog.
+	lookMin = int64(time.Millisecond)
+)
