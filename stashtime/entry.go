@@ -10,32 +10,40 @@ import (
 	"github.com/stashgo/stash/internal/stash"
 )
 
+// A timerKind says what an entry is.
+type timerKind uint8
+
 // The kinds of entry.
 const (
-	kindChan      uint8 = iota // NewTimer, After: send the expiry instant on a channel
-	kindFunc                   // AfterFunc: run f in its own goroutine
-	kindTicker                 // NewTicker, Tick: send, then re-arm one period later
-	kindStdTimer               // a time.Timer made inside a synctest bubble
-	kindStdTicker              // a time.Ticker made inside a synctest bubble
+	kindChan      timerKind = iota // NewTimer, After: send the expiry instant on a channel
+	kindFunc                       // AfterFunc: run f in its own goroutine
+	kindTicker                     // NewTicker, Tick: send, then re-arm one period later
+	kindStdTimer                   // a time.Timer made inside a synctest bubble
+	kindStdTicker                  // a time.Ticker made inside a synctest bubble
 )
 
 // How a channel timer or ticker refers to its channel (entry.grip). It
 // starts strong, which is cheap, and the nursery (see nursery.go) weakens it
 // once the timer has outlived a garbage collection while pending, so that
 // only timers that live long pay for a weak reference.
+type grip uint8
+
 const (
-	gripWeak   uint8 = iota // ref is a weak handle of the channel
-	gripStrong              // ref is the channel itself
-	gripNursed              // ref is the channel itself, and e is on the nursery's list
-	gripListed              // ref is the channel itself, and the intake lists e (see nursery.go)
+	gripWeak   grip = iota // ref is a weak handle of the channel
+	gripStrong             // ref is the channel itself
+	gripNursed             // ref is the channel itself, and e is on the nursery's list
+	gripListed             // ref is the channel itself, and the intake lists e (see nursery.go)
 )
 
-// The holders an entry can have (entry.holder).
+// A holder says where an entry's live holder is (entry.holder).
+type holder uint8
+
+// The holders an entry can have.
 const (
-	noHolder     uint8 = iota
-	storeHolder        // a slot in the store, in bucket qb
-	heapHolder         // an item in the driver's near heap, keyed by when
-	intakeHolder       // a place on a list of the intake (see intake.go)
+	noHolder     holder = iota
+	storeHolder         // a slot in the store, in bucket qb
+	heapHolder          // an item in the driver's near heap, keyed by when
+	intakeHolder        // a place on a list of the intake (see intake.go)
 )
 
 // isChan reports whether e is a channel timer (not a ticker).
@@ -97,10 +105,10 @@ type entry struct {
 	ref unsafe.Pointer
 
 	mu      sync.Mutex
-	kind    uint8 // set before the entry is shared
-	grip    uint8 // what ref holds of a channel: gripWeak, gripStrong, gripNursed or gripListed
-	pending bool  // armed and neither fired nor stopped
-	holder  uint8 // where the live holder is: noHolder, storeHolder, heapHolder or intakeHolder
+	kind    timerKind // set before the entry is shared
+	grip    grip      // what ref holds of a channel: gripWeak, gripStrong, gripNursed or gripListed
+	pending bool      // armed and neither fired nor stopped
+	holder  holder    // where the live holder is: noHolder, storeHolder, heapHolder or intakeHolder
 	// qb is, with a store holder, its bucket (see Wheel.bucketNum); with
 	// an intake holder or none, 1 + the intake shard whose lists hold a
 	// listing of e the drain has not yet met, or 0 (see intake.relist).

@@ -54,11 +54,11 @@ func TestIntakeDrain(t *testing.T) {
 	w, clk := newManualWheel(t, 0)
 	in := newIntake(1)
 	now := clk.Now()
-	mk := func(pending bool, holder uint8) *entry {
+	mk := func(pending bool, h holder) *entry {
 		e := &entry{w: w, kind: kindFunc}
 		e.setFn(func() {})
 		e.setWhen(now + int64(time.Hour))
-		e.pending, e.holder = pending, holder
+		e.pending, e.holder = pending, h
 		if got := in.list(e, 0); got != listed {
 			t.Fatalf("list = %d", got)
 		}
@@ -76,17 +76,17 @@ func TestIntakeDrain(t *testing.T) {
 	}
 	pending.lock()
 	if pending.holder != storeHolder || pending.slot == (stash.Ref{}) {
-		t.Errorf("pending timer after the drain: holder %d, slot %v", pending.holder, pending.slot)
+		t.Errorf("pending timer after the drain: holder %v, slot %v", pending.holder, pending.slot)
 	}
 	pending.disarm()
 	pending.unqueue()
 	pending.unlock()
 	if stopped.holder != noHolder || stopped.qb != 0 {
-		t.Errorf("stopped timer after the drain: holder %d, qb %d, want noHolder and 0 (no listing to revive)",
+		t.Errorf("stopped timer after the drain: holder %v, qb %d, want none and 0 (no listing to revive)",
 			stopped.holder, stopped.qb)
 	}
 	if moved.holder != heapHolder {
-		t.Errorf("timer filed elsewhere: holder %d, want heapHolder", moved.holder)
+		t.Errorf("timer filed elsewhere: holder %v, want heap", moved.holder)
 	}
 }
 
@@ -99,7 +99,7 @@ func TestIntakeStartAndStop(t *testing.T) {
 	tm := w.AfterFunc(time.Hour, func() {})
 	early := w.AfterFunc(time.Hour, func() {})
 	if h := holderOf(tm.e); h != intakeHolder {
-		t.Errorf("holder of a new hour timer: %d, want intakeHolder", h)
+		t.Errorf("holder of a new hour timer: %v, want intake", h)
 	}
 	if !early.Stop() {
 		t.Error("Stop of a listed timer returned false")
@@ -107,10 +107,10 @@ func TestIntakeStartAndStop(t *testing.T) {
 	hp.unhold()
 	w.Sync()
 	if h := holderOf(tm.e); h != storeHolder {
-		t.Errorf("holder after a pass: %d, want storeHolder", h)
+		t.Errorf("holder after a pass: %v, want store", h)
 	}
 	if h := holderOf(early.e); h != noHolder {
-		t.Errorf("holder of the timer stopped before the pass: %d, want noHolder", h)
+		t.Errorf("holder of the timer stopped before the pass: %v, want none", h)
 	}
 	if n := w.holes.load(); n != 0 {
 		t.Errorf("the timer stopped while listed emptied %d store slots, want 0", n)
@@ -120,7 +120,7 @@ func TestIntakeStartAndStop(t *testing.T) {
 	}
 	near := w.AfterFunc(intakeAhead-1, func() {})
 	if h := holderOf(near.e); h != storeHolder {
-		t.Errorf("a timer due within intakeAhead: holder %d, want storeHolder", h)
+		t.Errorf("a timer due within intakeAhead: holder %v, want store", h)
 	}
 	near.Stop()
 }
@@ -237,7 +237,7 @@ func TestIntakeTwoListings(t *testing.T) {
 	hp.unhold()
 	w.Sync()
 	if holder := holderOf(tm.e); holder != storeHolder {
-		t.Fatalf("holder %d after the drain, want storeHolder", holder)
+		t.Fatalf("holder %v after the drain, want store", holder)
 	}
 	clk.Set(start + int64(90*time.Minute) - 1)
 	w.Sync()
@@ -310,7 +310,8 @@ func TestListNewAsLocked(t *testing.T) {
 	hp.hold(t, w) // nothing drains the listings meanwhile
 	type state struct {
 		pending        bool
-		holder, grip   uint8
+		holder         holder
+		grip           grip
 		qb             uint32
 		dl             int64
 		slotZero, open bool
@@ -324,7 +325,7 @@ func TestListNewAsLocked(t *testing.T) {
 		}
 		return state{e.pending, e.holder, e.grip, qb, e.dl.Load(), e.slot == (stash.Ref{}), e.dl.Load() < 0}
 	}
-	for _, kind := range []uint8{kindFunc, kindChan} {
+	for _, kind := range []timerKind{kindFunc, kindChan} {
 		for _, d := range []time.Duration{intakeAhead - 1, intakeAhead, weakBeyond - 1, weakBeyond, time.Hour} {
 			mk := func() *entry {
 				e := &entry{w: w, kind: kind}
@@ -341,7 +342,7 @@ func TestListNewAsLocked(t *testing.T) {
 			w.lockedStart(b, now, deadline(now, d))
 			sa, sb := stateOf(a), stateOf(b)
 			if d >= intakeAhead && sa.holder != intakeHolder {
-				t.Errorf("kind %d, d %v: holder %d, want intakeHolder", kind, d, sa.holder)
+				t.Errorf("kind %v, d %v: holder %v, want intake", kind, d, sa.holder)
 			}
 			if sa != sb {
 				if sweptSince(mark) {
@@ -354,7 +355,7 @@ func TestListNewAsLocked(t *testing.T) {
 }
 
 // holderOf reads e.holder under e.mu.
-func holderOf(e *entry) uint8 {
+func holderOf(e *entry) holder {
 	e.lock()
 	defer e.unlock()
 	return e.holder

@@ -11,7 +11,7 @@ import (
 )
 
 // gripOf reads e.grip under e.mu.
-func gripOf(e *entry) uint8 {
+func gripOf(e *entry) grip {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.grip
@@ -19,10 +19,9 @@ func gripOf(e *entry) uint8 {
 
 // gripWrong says what is wrong unless e's grip is want, and is "" if
 // nothing is.
-func gripWrong(what string, e *entry, want uint8) string {
+func gripWrong(what string, e *entry, want grip) string {
 	if g := gripOf(e); g != want {
-		return fmt.Sprintf("%s: grip %d, want %d (gripWeak %d, gripStrong %d, gripNursed %d, gripListed %d)",
-			what, g, want, gripWeak, gripStrong, gripNursed, gripListed)
+		return fmt.Sprintf("%s: grip %v, want %v", what, g, want)
 	}
 	return ""
 }
@@ -88,8 +87,8 @@ func TestNurseryWeakensOnlyPendingTimers(t *testing.T) {
 // nurseryScenario runs TestNurseryWeakensOnlyPendingTimers once. It returns
 // what went wrong, and quiet: no sweep ran where the test asked for none.
 func nurseryScenario(t *testing.T) (errs []string, quiet bool) {
-	want := func(what string, e *entry, grip uint8) {
-		if msg := gripWrong(what, e, grip); msg != "" {
+	want := func(what string, e *entry, g grip) {
+		if msg := gripWrong(what, e, g); msg != "" {
 			errs = append(errs, msg)
 		}
 	}
@@ -175,9 +174,9 @@ func TestNurseryAbandonedAfterResetCollected(t *testing.T) {
 func TestNurseryForgetsClosedWheels(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	mark := sweepMark(t)
-	want := func(what string, e *entry, grip uint8) {
+	want := func(what string, e *entry, g grip) {
 		t.Helper()
-		if msg := gripWrong(what, e, grip); msg != "" {
+		if msg := gripWrong(what, e, g); msg != "" {
 			if sweptSince(mark) {
 				t.Skip("a sweep the test did not ask for ran, after a collection from before it")
 			}
