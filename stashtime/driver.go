@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/stashgo/stash/internal/clock"
-	"github.com/stashgo/stash/internal/stash"
 	"github.com/stashgo/stash/poller"
 )
 
@@ -194,24 +193,4 @@ func (d *driver) examine(e *entry, b, now, through int64) {
 		d.refile(e, now, through)
 	}
 	e.unlock()
-}
-
-// refile gives a pending entry a new holder: the near heap if it is due by
-// the end of the bucket starting at through, which the walk has reached,
-// the store otherwise. e.mu is held.
-func (d *driver) refile(e *entry, now, through int64) {
-	w := d.w
-	if when := e.when(); when <= now || w.bucketOf(when) <= through {
-		e.holder, e.slot = heapHolder, stash.Ref{}
-		d.heap.push(nearItem{key: when, latest: addSat(when, w.slack(when-now)), e: e})
-		return
-	}
-	w.file(e, now)
-}
-
-// walkEnd returns the start of the last bucket a pass at now walks: the
-// one a lookahead ahead, so that the near heap takes timers in early
-// enough to know their slack (see precision.go).
-func (d *driver) walkEnd(now int64) int64 {
-	return d.w.bucketOf(addSat(now, d.w.lookahead))
 }

@@ -3,8 +3,6 @@ package stashtime
 import (
 	"sync"
 	"sync/atomic"
-
-	"github.com/stashgo/stash/internal/stash"
 )
 
 // The intake defers filing a timer that is not due soon.
@@ -187,26 +185,4 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 		}
 	}
 	return floor
-}
-
-// place files an entry that a producer on P p starts or re-arms at now: in
-// the intake if it is due at least intakeAhead later, else in the store.
-// e.mu is held.
-func (w *Wheel) place(e *entry, now int64, p int) {
-	if e.when()-now >= intakeAhead {
-		var r int
-		if e.holder == noHolder && e.qb != 0 { // stopped, still listed
-			r = w.intake.relist(e, int(e.qb-1))
-		} else {
-			r = w.intake.list(e, p)
-		}
-		if r == listed || r == wake {
-			e.holder, e.slot = intakeHolder, stash.Ref{}
-			if r == wake {
-				w.wakeIfEarlier(now) // for the driver to drain the lists
-			}
-			return
-		}
-	}
-	w.file(e, now)
 }

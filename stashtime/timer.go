@@ -98,32 +98,6 @@ func (w *Wheel) start(e *entry, now, when int64) {
 	w.notify(now, when)
 }
 
-// listNew lists a new func or channel timer in the intake, complete, as
-// place and nurseIfLong would, and reports whether it did. It takes no
-// lock of e: the listing publishes e, under the list's lock, and e is not
-// touched after it.
-func (w *Wheel) listNew(e *entry, now, when int64, p int) bool {
-	nursed := e.kind == kindChan && when-now >= weakBeyond
-	grip := e.grip
-	e.holder = intakeHolder
-	if nursed {
-		e.grip = gripListed
-	}
-	r := w.intake.list(e, p)
-	if r != listed && r != wake {
-		e.holder, e.grip = noHolder, grip // never published
-		return false
-	}
-	if nursed {
-		theNursery.arm()
-	}
-	if r == wake {
-		w.wakeIfEarlier(now) // for the driver to drain the lists
-	}
-	w.notify(now, when)
-	return true
-}
-
 // Stop prevents the Timer from firing. It returns true if the call stops
 // the timer, false if the timer has already expired (and its value been
 // received) or been stopped. For a channel timer, no value from before Stop

@@ -3,7 +3,6 @@ package stashtime
 import (
 	"errors"
 	"math"
-	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -300,64 +299,6 @@ func deadline(now int64, d Duration) int64 {
 
 // bucketOf returns the first key of the bucket holding when.
 func (w *Wheel) bucketOf(when int64) int64 { return when - when%w.bucket }
-
-// exactWithin is the distance below which a timer is filed at its own
-// deadline. Beyond it, fileKey files it earlier, at a multiple of a coarser
-// grain (ratas' range scheduling): far timers share a few dense leaves
-// instead of one sparse leaf each, and most are stopped before they are ever
-// looked at. A timer met early is re-filed closer, each time at a quarter
-// to a half of its remaining distance, so about log3(distance/exactWithin)
-// times.
-const exactWithin = 1 << 30 // about 1.07 s
-
-// fileKey returns the key at which to file a timer due at when, seen at now:
-// when itself if it is near, else a multiple of a grain g, a power of two
-// between an eighth and a quarter of the distance, that lies between g and
-// 2g before when.
-//
-// The driver re-files, when it reaches a coarse key, every timer filed
-// there, before it can fire any timer due later. Keeping the coarse key at
-// least a grain (268 ms at exactWithin) ahead of the deadlines it holds
-// gives that work time to finish before the first of them is due, even for
-// a burst of a million timers due at one instant.
-func fileKey(now, when int64) int64 {
-	dist := when - now
-	if dist < exactWithin {
-		return when
-	}
-	grain := int64(1) << (bits.Len64(uint64(dist)) - 3)
-	key := when - grain
-	return key - key%grain
-}
-
-// file gives e a holder in the store for its deadline, seen at now. e.mu is
-// held or e is not yet shared.
-//
-// A timer due further than reach from now is filed at about now+reach, and
-// re-filed when the walk meets it there. Every holder is then inside the
-// store's span, where Stop can take it out (a key beyond the span would wait
-// in the overflow area until its deadline, out of Stop's reach: forever for
-// a Timer made and stopped with math.MaxInt64), and less than 2^30 buckets
-// ahead of the clock, which lets an entry name its holder's bucket in 32
-// bits (see bucketNum).
-func (w *Wheel) file(e *entry, now int64) {
-	key := fileKey(now, e.when())
-	if key > now && uint64(key-now) > uint64(w.reach) {
-		key = now + w.reach
-		if key < now { // now is within reach of math.MaxInt64
-			key = math.MaxInt64
-		}
-		key -= key % reachGrain(w.reach)
-	}
-	e.holder, e.qb = storeHolder, w.bucketNum(w.bucketOf(key))
-	e.slot = w.store.Add(uint64(key), e)
-}
-
-// reachGrain is the grain a key filed at reach is rounded down to, so that
-// such timers share leaves: a power of two, an eighth to a quarter of reach.
-func reachGrain(reach int64) int64 {
-	return int64(1) << max(bits.Len64(uint64(reach))-3, 0)
-}
 
 // bucketNum names the bucket starting at b by its index modulo 2^32. A live
 // holder lies less than 2^30 buckets ahead of the clock (see file) and,

@@ -1,0 +1,60 @@
+package stashtime
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestFileKey checks the placement table's store rows: a timer nearer than
+// exactWithin is keyed by its deadline; a farther one one to two grains
+// before it, on a multiple of a grain that is a power of two between an
+// eighth and a quarter of the distance.
+func TestFileKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	now := int64(1) << 40
+	for range 10_000 {
+		dist := rng.Int64N(1 << (10 + rng.IntN(40)))
+		when := now + dist
+		key := fileKey(now, when)
+		if dist < exactWithin {
+			if key != when {
+				t.Fatalf("distance %v: key %d before the deadline, want the deadline", time.Duration(dist), when-key)
+			}
+			continue
+		}
+		g := when - key // one to two grains
+		grain := int64(1) << (bits.Len64(uint64(dist)) - 3)
+		if key%grain != 0 || g < grain || g >= 2*grain || grain*8 <= dist || grain*4 > dist {
+			t.Fatalf("distance %v: key %d ns before the deadline on a grain of %d ns", time.Duration(dist), g, grain)
+		}
+	}
+}
+
+// TestFileCapsAtReach checks the table's last row on a manual wheel: a
+// timer due beyond reach is filed about reach ahead, on reach's grain, and
+// one within reach at its key.
+func TestFileCapsAtReach(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	now := clk.Now()
+	for _, d := range []int64{int64(time.Hour), w.reach / 2, w.reach * 3, 1 << 62} {
+		e := &entry{w: w, kind: kindFunc}
+		e.setFn(func() {})
+		e.pending = true
+		e.setWhen(now + d)
+		e.mu.Lock()
+		w.file(e, now)
+		key := w.bucketStart(e.qb, now)
+		e.mu.Unlock()
+		want := w.bucketOf(fileKey(now, now+d))
+		if d > w.reach {
+			capKey := now + w.reach
+			want = w.bucketOf(capKey - capKey%reachGrain(w.reach))
+		}
+		if e.holder != storeHolder || key != want {
+			t.Errorf("d %v: holder %v in the bucket at %d, want store at %d", time.Duration(d), e.holder, key-now, want-now)
+		}
+		w.store.Remove(e.slot, e)
+	}
+}
