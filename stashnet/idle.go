@@ -10,20 +10,21 @@ import (
 	"github.com/stashgo/stash/stashtime"
 )
 
-// An idler is a connection's idle timeout. Read and Write only set active
-// (and only when it is clear), so a busy connection costs no clock read and
-// no timer operation per I/O; the timer checks and clears active each time
-// it fires and re-arms for another period while the connection was active,
-// as Netty's IdleStateHandler does with its last-activity stamp. The last
-// activity is no later than the check that saw it, so a connection that
-// stays quiet from one check to the next has been idle for at least a
-// period.
+// An idler is a connection's idle timeout. Read and Write only stamp the
+// connection with the coarse clock's epoch (see coarse.go), one atomic load
+// and, once an epoch, a store: no clock read and no timer operation per
+// I/O. The timer reads the clock when it fires: the last activity happened
+// before the epoch after its stamp began, so the connection has been idle
+// since then at least, and the timer re-arms for the remainder of the
+// timeout, as Netty's IdleStateHandler does with its last-activity stamp.
+// An idle connection is therefore closed no earlier than the timeout after
+// its last activity, and at most about coarseTick (plus the wheel's
+// precision rule) later.
 type idler struct {
 	c        *conn
-	active   atomic.Bool  // a Read or Write succeeded since the last check
-	inflight atomic.Int32 // ReadFrom and WriteTo calls in progress
-	d        time.Duration
-	jitter   time.Duration
+	last     atomic.Int64  // the coarse epoch of the last activity
+	inflight atomic.Int32  // ReadFrom and WriteTo calls in progress
+	d        time.Duration // the timeout, with this connection's share of the jitter
 	onIdle   func(net.Conn)
 
 	mu      sync.Mutex
@@ -32,29 +33,27 @@ type idler struct {
 }
 
 func newIdler(c *conn, o options) *idler {
-	return &idler{c: c, d: o.idle, jitter: o.jitter, onIdle: o.onIdle}
+	d := o.idle
+	if o.jitter > 0 {
+		d += rand.N(o.jitter)
+	}
+	return &idler{c: c, d: d, onIdle: o.onIdle}
 }
 
-// start arms the timer for the first period. The connection must be set
-// up: the callback may run before start returns.
+// start arms the timer. The connection must be set up: the callback may run
+// before start returns.
 func (i *idler) start() {
+	coarseUse()
+	i.last.Store(coarseEpoch())
 	i.mu.Lock()
-	i.timer = stashtime.AfterFunc(i.period(), i.fire)
+	i.timer = stashtime.AfterFunc(i.d, i.fire)
 	i.mu.Unlock()
 }
 
-// period returns the idle timeout plus a random share of the jitter.
-func (i *idler) period() time.Duration {
-	if i.jitter > 0 {
-		return i.d + rand.N(i.jitter)
-	}
-	return i.d
-}
-
-// touch records activity: a load, and a store once per period.
+// touch records activity.
 func (i *idler) touch() {
-	if !i.active.Load() {
-		i.active.Store(true)
+	if e := coarseEpoch(); i.last.Load() != e {
+		i.last.Store(e)
 	}
 }
 
@@ -65,13 +64,20 @@ func (i *idler) fire() {
 		i.mu.Unlock()
 		return
 	}
-	if i.active.Swap(false) || i.inflight.Load() > 0 {
-		i.timer.Reset(i.period())
+	now := stashtime.Now()
+	if i.inflight.Load() > 0 { // a copy in progress is activity throughout
+		i.timer.Reset(i.d)
+		i.mu.Unlock()
+		return
+	}
+	if left := activeBefore(i.last.Load(), now).Add(i.d).Sub(now); left > 0 {
+		i.timer.Reset(left)
 		i.mu.Unlock()
 		return
 	}
 	i.stopped = true
 	i.mu.Unlock()
+	coarseDone()
 	if i.onIdle != nil {
 		i.onIdle(i.c.self)
 		return
@@ -82,7 +88,11 @@ func (i *idler) fire() {
 // stop stops the timer for good.
 func (i *idler) stop() {
 	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.stopped {
+		return
+	}
 	i.stopped = true
 	i.timer.Stop()
-	i.mu.Unlock()
+	coarseDone()
 }

@@ -17,17 +17,20 @@ type options struct {
 
 // IdleTimeout closes a connection on which no Read or Write has succeeded
 // for d. A Read or Write that transfers at least one byte counts as
-// activity; it costs no clock read, only a flag: the connection's idle
-// timer checks the flag when it fires and, if the connection was active,
-// re-arms for another d. The connection is therefore closed no earlier than
-// d after its last activity and no later than 2*(d+jitter) after it (plus
-// the wheel's lateness, microseconds). Zero or a negative d disables it.
+// activity; it costs no clock read, only a stamp of a coarse clock that
+// ticks every 10 ms while idle timeouts are in use: the connection's idle
+// timer reads the clock when it fires and, if the connection was active
+// since, re-arms for the rest of d. The connection is therefore closed no
+// earlier than d (plus its share of the jitter) after its last activity and
+// at most about 10 ms later (plus the wheel's precision rule). Zero or a
+// negative d disables it.
 func IdleTimeout(d time.Duration) Option {
 	return func(o *options) { o.idle = d }
 }
 
-// IdleJitter adds a random extra of up to j to every idle period, so that
-// connections opened together do not idle out together. It has no effect
+// IdleJitter adds a random extra of up to j, drawn once per connection, to
+// its idle timeout, so that connections opened together do not idle out
+// together. It has no effect
 // without IdleTimeout.
 func IdleJitter(j time.Duration) Option {
 	return func(o *options) { o.jitter = max(j, 0) }

@@ -27,12 +27,11 @@
 // change.
 //
 // The two sides trade precision differently. time's timer fires at the
-// deadline, microseconds late; stashnet's idle timeout closes a
-// connection no earlier than the timeout after its last message and at
-// most one further timeout later, by design, so its late p50 and max
-// approach the idle timeout. In return a busy connection costs time's side
-// a timer Reset per message and stash's side one timer firing per idle
-// timeout.
+// deadline, microseconds late; stashnet's idle timeout stamps activity
+// with a coarse clock (10 ms ticks) and closes a connection no earlier
+// than the timeout after its last message and at most about a tick later.
+// In return a busy connection costs time's side a timer Reset per message
+// and stash's side one timer firing per idle timeout.
 //
 // The defaults fit a busy 2-core machine. A server that falls behind reads
 // messages late, and a message it has not read does not push the deadline:
