@@ -54,7 +54,8 @@
 //
 // The driver sleeps to the latest instant that still serves every timer in
 // its near heap, so timers due close together fire in one wake-up, and a
-// producer wakes it only if its own timer's latest instant comes sooner.
+// producer wakes it only if its own timer's latest instant comes sooner. A
+// timer alone in its window fires at its deadline.
 // Options.Slack sets another cap (up to about 1 ms), or none at all (every
 // timer exact). The slack is measured from when the driver takes the timer
 // into its heap, a lookahead before its deadline: a timer armed nearer may

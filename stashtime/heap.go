@@ -16,6 +16,24 @@ type nearItem struct {
 // has reached: a lookahead past now, or the bucket being pre-walked.
 type nearHeap []nearItem
 
+// wake returns when the driver must wake for the items: the earliest
+// latest instant among them, so that one wake-up fires every item due by
+// then, each within its slack; or, when the first item is alone in that
+// window, its own deadline, since waiting would gather nothing. It is
+// math.MaxInt64 if there are none.
+func (h nearHeap) wake(stack []int32) (int64, []int32) {
+	best, stack := h.latest(stack)
+	if best == math.MaxInt64 {
+		return best, stack
+	}
+	// The first item is alone if both its children (and so everything
+	// below them) are due after best.
+	if (len(h) < 2 || h[1].key > best) && (len(h) < 3 || h[2].key > best) {
+		return h[0].key, stack
+	}
+	return best, stack
+}
+
 // latest returns the earliest latest of the items, or math.MaxInt64 if
 // there are none: the instant by which the driver must wake to fire every
 // item within its slack. It visits only the items keyed before that

@@ -24,7 +24,7 @@ import (
 func (d *driver) next(now int64) int64 {
 	w := d.w
 	var next int64
-	next, d.stack = d.heap.latest(d.stack)
+	next, d.stack = d.heap.wake(d.stack)
 	if m, ok := w.store.OverflowMin(); ok && m < uint64(next) {
 		next = int64(m)
 	}

@@ -17,7 +17,8 @@ import "math/bits"
 // its near heap (the earliest deadline plus slack among them), so timers
 // due within a window fire in one wake-up instead of one each, and a
 // producer wakes the driver only if its timer's own latest instant is
-// earlier than the one the driver sleeps to. Deadline order holds among the
+// earlier than the one the driver sleeps to. A timer alone in its window
+// has nothing to wait for: the driver wakes at its deadline. Deadline order holds among the
 // timers one wake-up fires; across wake-ups, a timer may fire before one due
 // earlier only within the latter's slack.
 //

@@ -134,3 +134,38 @@ func waitSleep(t *testing.T, w *Wheel) int64 {
 		}
 	}
 }
+
+// TestLoneTimerExact checks that the driver wakes at the deadline of a
+// timer alone in its window, with nothing to gather by waiting, and at the
+// latest instant once a second timer shares the window.
+func TestLoneTimerExact(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	now := clk.Now()
+	const d = 3 * time.Millisecond
+	w.NewTimer(d)
+	w.Sync()
+	if su := waitSleep(t, w); su != now+int64(d) {
+		t.Fatalf("alone, the timer has the driver sleep to +%d, want its deadline +%d", su-now, int64(d))
+	}
+	w.NewTimer(d + time.Microsecond)
+	w.Sync()
+	if su, want := waitSleep(t, w), now+int64(d)+w.slack(int64(d)); su != want {
+		t.Fatalf("with a second timer in its window, the driver sleeps to +%d, want +%d", su-now, want-now)
+	}
+}
+
+func TestNearHeapWake(t *testing.T) {
+	var h nearHeap
+	if w, _ := h.wake(nil); w != math.MaxInt64 {
+		t.Fatalf("empty heap: wake %d", w)
+	}
+	h.push(nearItem{key: 100, latest: 150})
+	h.push(nearItem{key: 200, latest: 210})
+	if w, _ := h.wake(nil); w != 100 {
+		t.Fatalf("a lone first item: wake %d, want its key 100", w)
+	}
+	h.push(nearItem{key: 140, latest: 400})
+	if w, _ := h.wake(nil); w != 150 {
+		t.Fatalf("two items in the window: wake %d, want the latest 150", w)
+	}
+}
