@@ -66,9 +66,16 @@ func (w *Wheel) run() {
 		d.takeSyncs()
 		more, fired, held := d.pass()
 		if more {
+			// More is due. Let the callbacks just started run, and let
+			// any goroutine that comes by fire the next batch meanwhile:
+			// under load the Gosched puts the driver at the back of the
+			// global run queue.
+			now := w.now()
+			w.helpAt.Store(now)
+			w.sleepUntil.Store(now)
 			d.release()
 			if fired > 0 {
-				runtime.Gosched() // let the callbacks just started run
+				runtime.Gosched()
 			}
 			continue
 		}
