@@ -29,8 +29,8 @@
 // The IdleTimeout option closes a connection (or calls OnIdle) once no
 // Read or Write has succeeded for a while. A Read or Write only stamps the
 // connection with a coarse clock's epoch, an atomic load and no clock read
-// (a shared timer ticks the clock every 10 ms while idle timeouts are in
-// use); the connection's idle timer reads the clock when it fires and
+// (it advances at the wheel's passes, at most once a millisecond, and a
+// shared timer ticks it every 10 ms while idle timeouts are in use); the connection's idle timer reads the clock when it fires and
 // re-arms for the rest of the timeout after the last activity. A connection
 // is closed no earlier than the timeout (plus its share of IdleJitter) after
 // its last activity, and at most about 10 ms later.

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stashgo/stash/internal/clock"
+	"github.com/stashgo/stash/internal/epoch"
 	"github.com/stashgo/stash/stashtime"
 )
 
@@ -18,11 +20,14 @@ import (
 // since then at least, and the timer re-arms for the remainder of the
 // timeout, as Netty's IdleStateHandler does with its last-activity stamp.
 // An idle connection is therefore closed no earlier than the timeout after
-// its last activity, and at most about coarseTick (plus the wheel's
-// precision rule) later.
+// its last activity, and later by at most the time the epoch took to
+// advance (a pass of the wheel's consumer, at most about coarseTick) plus
+// the wheel's precision rule.
 type idler struct {
 	c        *conn
 	last     atomic.Int64  // the coarse epoch of the last activity
+	seen     int64         // under mu: the epoch whose bound was last found final
+	bound    int64         // under mu: that bound, a clock.Mono reading
 	inflight atomic.Int32  // ReadFrom and WriteTo calls in progress
 	d        time.Duration // the timeout, with this connection's share of the jitter
 	onIdle   func(net.Conn)
@@ -44,7 +49,7 @@ func newIdler(c *conn, o options) *idler {
 // before start returns.
 func (i *idler) start() {
 	coarseUse()
-	i.last.Store(coarseEpoch())
+	i.last.Store(epoch.Now())
 	i.mu.Lock()
 	i.timer = stashtime.AfterFunc(i.d, i.fire)
 	i.mu.Unlock()
@@ -52,8 +57,14 @@ func (i *idler) start() {
 
 // touch records activity.
 func (i *idler) touch() {
-	if e := coarseEpoch(); i.last.Load() != e {
-		i.last.Store(e)
+	e := epoch.Now()
+	for {
+		// Only forward: a Read and a Write racing must leave the later
+		// epoch, or the stamp would put the activity too early.
+		old := i.last.Load()
+		if old >= e || i.last.CompareAndSwap(old, e) {
+			return
+		}
 	}
 }
 
@@ -64,14 +75,23 @@ func (i *idler) fire() {
 		i.mu.Unlock()
 		return
 	}
-	now := stashtime.Now()
 	if i.inflight.Load() > 0 { // a copy in progress is activity throughout
 		i.timer.Reset(i.d)
 		i.mu.Unlock()
 		return
 	}
-	if left := activeBefore(i.last.Load(), now).Add(i.d).Sub(now); left > 0 {
-		i.timer.Reset(left)
+	now := clock.Mono()
+	bound := i.bound
+	if e := i.last.Load(); e != i.seen || bound == 0 {
+		var final bool
+		if bound, final = epoch.Before(e, now); final {
+			i.seen, i.bound = e, bound
+		}
+	}
+	if left := time.Duration(bound + int64(i.d) - now); left > 0 {
+		// Back within half the span the epochs are remembered for,
+		// while a newer stamp still resolves.
+		i.timer.Reset(min(left, time.Duration(epoch.Span/2)))
 		i.mu.Unlock()
 		return
 	}

@@ -18,7 +18,8 @@ type options struct {
 // IdleTimeout closes a connection on which no Read or Write has succeeded
 // for d. A Read or Write that transfers at least one byte counts as
 // activity; it costs no clock read, only a stamp of a coarse clock that
-// ticks every 10 ms while idle timeouts are in use: the connection's idle
+// advances at the wheel's passes (at most once a millisecond) and at least
+// every 10 ms while idle timeouts are in use: the connection's idle
 // timer reads the clock when it fires and, if the connection was active
 // since, re-arms for the rest of d. The connection is therefore closed no
 // earlier than d (plus its share of the jitter) after its last activity and

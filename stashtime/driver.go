@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stashgo/stash/internal/clock"
+	"github.com/stashgo/stash/internal/epoch"
 	"github.com/stashgo/stash/poller"
 )
 
@@ -123,6 +124,9 @@ func (d *driver) pass() (more bool, fired int, held bool) {
 	w := d.w
 	now := w.now()
 	w.walks.Add(1)
+	if w.system {
+		epoch.Advance(now) // a coarse clock for stashnet's idle timeouts
+	}
 	// Nothing listed in the intake is due before its floor.
 	intakeFloor := w.intake.drain(w, now)
 	// The walk takes every bucket up to the one starting at through.
