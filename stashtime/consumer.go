@@ -47,7 +47,9 @@ func (w *Wheel) help(now int64) {
 	if w.helpAt.Load() <= now && w.sleepUntil.Load() != running && !w.closed.Load() {
 		d := w.drv
 		w.helped.Add(1)
-		if more, _, _ := d.pass(); more {
+		more, fired, _ := d.pass()
+		w.helpedFired.Add(int64(fired))
+		if more {
 			w.helpAt.Store(now) // the next caller goes on
 		} else {
 			next := d.next(now)

@@ -21,17 +21,18 @@ type Stats struct {
 	Fired    int64 // firings, ticks included
 	Stopped  int64 // Stop or Reset calls that disarmed a pending timer
 	Overflow int   // deadlines waiting beyond the store's span (the overflow area's size)
-	Walks    int64 // driver passes: walks of the store, each firing what is due
+	Walks    int64 // passes: walks of the store, each firing what is due (the driver's and Helped)
 	// Sleeps of the driver's poller that ended (a deadline came, or a
 	// producer or Sync woke it): Walks less Wakes is the passes the
 	// driver ran without sleeping in between.
 	Wakes int64
 	// Helped counts the passes run by goroutines other than the driver's,
 	// which found a timer due while the driver was not running (see the
-	// package documentation on who fires timers).
-	Helped   int64
-	Cleans   int64 // store reclamations
-	Compacts int64 // compactions of the store slots that Stop and Reset emptied
+	// package documentation on who fires timers), and HelpedFired the
+	// timers they fired: Fired less HelpedFired the driver fired.
+	Helped, HelpedFired int64
+	Cleans              int64 // store reclamations
+	Compacts            int64 // compactions of the store slots that Stop and Reset emptied
 	// Waits of the driver's poller that failed. None is known to; after
 	// one the driver polls the clock every millisecond instead.
 	PollerErrors int64
@@ -51,6 +52,7 @@ func (w *Wheel) Stats() Stats {
 		Walks:        w.walks.Load(),
 		Wakes:        w.wakes.Load(),
 		Helped:       w.helped.Load(),
+		HelpedFired:  w.helpedFired.Load(),
 		Cleans:       w.cleans.Load(),
 		Compacts:     w.compacts.Load(),
 		PollerErrors: w.pollerErrors.Load(),

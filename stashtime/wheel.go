@@ -117,7 +117,7 @@ type Wheel struct {
 	_        [128]byte
 
 	fired, walks, cleans, compacts atomic.Int64
-	helped                         atomic.Int64 // passes run by goroutines other than the driver's
+	helped, helpedFired            atomic.Int64 // passes run by goroutines other than the driver's, and their firings
 	ended                          atomic.Int64 // firings that disarmed a timer; the driver's
 	pollerErrors                   atomic.Int64 // Waits that failed (see run)
 	wakes                          atomic.Int64 // Waits that ended (see run)

@@ -1,8 +1,9 @@
 // Command expvarstats publishes the counters of stashtime's process-wide
 // wheel (Wheel.Stats) through package expvar, which is how an operator sees
-// that the wheel keeps up: Live, Fired, Walks (driver passes), Wakes (its
-// sleeps that ended), Overflow, and the lateness percentiles, as JSON at
-// /debug/vars.
+// that the wheel keeps up: Live, Fired, Walks (passes), Wakes (the driver's
+// sleeps that ended), Helped and HelpedFired (passes run and timers fired
+// by goroutines that found the driver late), Overflow, and the lateness
+// percentiles, as JSON at /debug/vars.
 //
 //	go run ./examples/expvarstats                   # print the JSON once
 //	go run ./examples/expvarstats -addr localhost:8123  # serve /debug/vars
