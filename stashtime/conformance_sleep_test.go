@@ -87,12 +87,7 @@ func TestConformanceSleepManual(t *testing.T) {
 		woke <- m.elapsed()
 	}()
 	// Wait until the sleeper's timer is armed.
-	for deadline := stdtime.Now().Add(5 * stdtime.Second); m.Stats().Live != 1; {
-		if stdtime.Now().After(deadline) {
-			t.Fatal("sleeper did not arm a timer")
-		}
-		stdtime.Sleep(50 * stdtime.Microsecond)
-	}
+	waitLive(t, m, 1)
 	m.advance(d - 1)
 	select {
 	case el := <-woke:

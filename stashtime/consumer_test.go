@@ -75,32 +75,7 @@ func TestHelpStress(t *testing.T) {
 	}
 	defer w.Close()
 	defer hp.unhold()
-	const chains, rounds = 16, 200
-	var (
-		early, fired atomic.Int64
-		wg           sync.WaitGroup
-	)
-	wg.Add(chains)
-	for c := range chains {
-		var left = rounds
-		var when int64
-		var f func()
-		f = func() {
-			if w.now() < when {
-				early.Add(1)
-			}
-			fired.Add(1)
-			if left--; left == 0 {
-				wg.Done()
-				return
-			}
-			d := time.Duration(c%4+1) * 50 * time.Microsecond
-			when = w.now() + int64(d)
-			w.AfterFunc(d, f)
-		}
-		when = w.now() + int64(time.Millisecond)
-		w.AfterFunc(time.Millisecond, f)
-	}
+	cs := startChains(w, 16, 200, func(c int) time.Duration { return time.Duration(c%4+1) * 50 * time.Microsecond })
 	time.Sleep(10 * time.Millisecond)
 	hp.hold(t, w)
 	// Held, the driver fires nothing: the chains go on by helping alone,
@@ -121,13 +96,7 @@ func TestHelpStress(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	close(stop)
 	hp.unhold()
-	waitGroup(t, &wg, "the chains")
-	if e := early.Load(); e != 0 {
-		t.Fatalf("%d timers fired early", e)
-	}
-	if got := fired.Load(); got != chains*rounds {
-		t.Fatalf("%d fired, want %d", got, chains*rounds)
-	}
+	cs.check(t)
 	if w.Stats().Helped == 0 {
 		t.Fatal("no helping pass ran while the driver was held")
 	}
@@ -147,38 +116,7 @@ func TestHelpDefersDriver(t *testing.T) {
 	if _, ok := w.poller.(poller.Deferrer); !ok {
 		t.Skipf("the %s poller cannot defer its waiter", w.Poller())
 	}
-	const chains, rounds = 32, 100
-	var (
-		early, fired, worst atomic.Int64
-		wg                  sync.WaitGroup
-	)
-	wg.Add(chains)
-	for c := range chains {
-		var left = rounds
-		var when int64
-		var f func()
-		f = func() {
-			now := w.now()
-			if now < when {
-				early.Add(1)
-			}
-			for late := now - when; ; {
-				if v := worst.Load(); late <= v || worst.CompareAndSwap(v, late) {
-					break
-				}
-			}
-			fired.Add(1)
-			if left--; left == 0 {
-				wg.Done()
-				return
-			}
-			d := time.Duration(c%8+1) * 100 * time.Microsecond
-			when = now + int64(d)
-			w.AfterFunc(d, f)
-		}
-		when = w.now() + int64(time.Millisecond)
-		w.AfterFunc(time.Millisecond, f)
-	}
+	cs := startChains(w, 32, 100, func(c int) time.Duration { return time.Duration(c%8+1) * 100 * time.Microsecond })
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -192,18 +130,66 @@ func TestHelpDefersDriver(t *testing.T) {
 			}
 		}
 	}()
-	waitGroup(t, &wg, "the chains")
-	if e := early.Load(); e != 0 {
-		t.Fatalf("%d timers fired early", e)
-	}
-	if got := fired.Load(); got != chains*rounds {
-		t.Fatalf("%d fired, want %d", got, chains*rounds)
-	}
-	if l := time.Duration(worst.Load()); l > time.Second {
+	cs.check(t)
+	if l := time.Duration(cs.worst.Load()); l > time.Second {
 		t.Fatalf("a timer fired %v late", l)
 	}
 	st := w.Stats()
-	t.Logf("passes %d, of which helping %d; driver wake-ups %d; worst lateness %v", st.Walks, st.Helped, st.Wakes, time.Duration(worst.Load()))
+	t.Logf("passes %d, of which helping %d; driver wake-ups %d; worst lateness %v", st.Walks, st.Helped, st.Wakes, time.Duration(cs.worst.Load()))
+}
+
+// chainStats records what chains of AfterFuncs saw: how many fired, how
+// many early, and the worst lateness.
+type chainStats struct {
+	early, fired, worst atomic.Int64
+	want                int64
+	wg                  sync.WaitGroup
+}
+
+// startChains starts n chains of AfterFuncs on w, chain c re-arming from
+// its callback with period(c) until it has fired rounds times.
+func startChains(w *Wheel, n, rounds int, period func(c int) time.Duration) *chainStats {
+	cs := &chainStats{want: int64(n * rounds)}
+	cs.wg.Add(n)
+	for c := range n {
+		left := rounds
+		var when int64
+		var f func()
+		f = func() {
+			now := w.now()
+			if now < when {
+				cs.early.Add(1)
+			}
+			for late := now - when; ; {
+				if v := cs.worst.Load(); late <= v || cs.worst.CompareAndSwap(v, late) {
+					break
+				}
+			}
+			cs.fired.Add(1)
+			if left--; left == 0 {
+				cs.wg.Done()
+				return
+			}
+			when = now + int64(period(c))
+			w.AfterFunc(period(c), f)
+		}
+		when = w.now() + int64(time.Millisecond)
+		w.AfterFunc(time.Millisecond, f)
+	}
+	return cs
+}
+
+// check waits for the chains to end and checks that every timer fired
+// once, none early.
+func (cs *chainStats) check(t *testing.T) {
+	t.Helper()
+	waitGroup(t, &cs.wg, "the chains")
+	if e := cs.early.Load(); e != 0 {
+		t.Fatalf("%d timers fired early", e)
+	}
+	if got := cs.fired.Load(); got != cs.want {
+		t.Fatalf("%d fired, want %d", got, cs.want)
+	}
 }
 
 // waitGroup waits for wg, for at most 10 s.
