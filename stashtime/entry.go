@@ -241,7 +241,7 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 	case e.holder == intakeHolder && when >= old:
 		// a listed deadline may only move later
 	default:
-		e.unqueue()
+		e.dropHolder()
 		if p < 0 {
 			p = procID()
 		}
@@ -251,10 +251,10 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 	return wasPending
 }
 
-// unqueue takes the live store holder out of its slot if it can, so that it
+// dropHolder takes the live store holder out of its slot if it can, so that it
 // costs nothing more, or lets a live intake listing go stale (and with it
 // the stand-in for the nursery's listing, gripListed). e.mu is held.
-func (e *entry) unqueue() {
+func (e *entry) dropHolder() {
 	switch e.holder {
 	case storeHolder:
 		if e.w.store.Remove(e.slot, e) {

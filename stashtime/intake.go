@@ -172,7 +172,7 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 				// Stopped: nothing to file, and this listing (or a
 				// later one, which then lists e in vain) revives
 				// nothing any more.
-				e.unqueue()
+				e.dropHolder()
 				e.qb = 0
 			}
 			e.unlock()

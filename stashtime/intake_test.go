@@ -79,7 +79,7 @@ func TestIntakeDrain(t *testing.T) {
 		t.Errorf("pending timer after the drain: holder %v, slot %v", pending.holder, pending.slot)
 	}
 	pending.disarm()
-	pending.unqueue()
+	pending.dropHolder()
 	pending.unlock()
 	if stopped.holder != noHolder || stopped.qb != 0 {
 		t.Errorf("stopped timer after the drain: holder %v, qb %d, want none and 0 (no listing to revive)",

@@ -77,14 +77,14 @@ func (d *driver) wakeFor(b, now int64) int64 {
 		d.ahead, d.aheadAt = b, max(b-lead, now)
 		wake = min(wake, d.aheadAt)
 	}
-	if b != d.lookB || n > d.lookN {
-		d.lookB, d.lookN, d.lookAt = b, n, b
+	if b != d.look.bucket || n > d.look.backlog {
+		d.look.bucket, d.look.backlog, d.look.at = b, n, b
 		if n > 1 && b-now > 2*lookMin {
-			d.lookAt = now + (b-now)/2
+			d.look.at = now + (b-now)/2
 		}
 	}
-	if d.lookAt > now {
-		wake = min(wake, d.lookAt)
+	if d.look.at > now {
+		wake = min(wake, d.look.at)
 	}
 	if b-maxAhead > now {
 		wake = min(wake, b-maxAhead)

@@ -56,8 +56,8 @@ func (t *Ticker) Stop() {
 	}
 	e.lock()
 	e.disarm()
-	e.unqueue()
-	e.drain()
+	e.dropHolder()
+	e.discardValue()
 	e.unlock()
 }
 
@@ -80,7 +80,7 @@ func (t *Ticker) Reset(d Duration) {
 	e.lock() // before the clock read, as in Timer.Reset
 	now := w.now()
 	when := deadline(now, d)
-	e.drain()
+	e.discardValue()
 	e.ticker().period = int64(d)
 	e.arm(now, when)
 	e.unlock()

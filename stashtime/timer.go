@@ -21,7 +21,7 @@ type funcTimer struct {
 // A chanTimer is a channel Timer with a reference to its channel of its own:
 // the user may overwrite C, and the wheel refers to the channel weakly, so
 // without it the channel could be collected while the Timer lives on, and
-// Stop and Reset would report on a timer whose value nobody can drain.
+// Stop and Reset would report on a timer whose value nobody can discard.
 type chanTimer struct {
 	t Timer
 	c chan Time
@@ -113,10 +113,10 @@ func (t *Timer) Stop() bool {
 	}
 	e.lock()
 	stopped := e.disarm()
-	e.unqueue()
+	e.dropHolder()
 	// A channel timer's value is sent only as it stops being pending, so
-	// a pending one has nothing to drain.
-	if !stopped && e.isChan() && e.drain() {
+	// a pending one has nothing to discard.
+	if !stopped && e.isChan() && e.discardValue() {
 		stopped = true
 	}
 	e.unlock()
@@ -160,29 +160,29 @@ func (t *Timer) Reset(d Duration) bool {
 		now = w.now()
 	}
 	when := deadline(now, d)
-	drained := false
+	discarded := false
 	if e.isChan() {
-		drained = !e.pending && e.drain()
+		discarded = !e.pending && e.discardValue()
 		if d <= 0 {
 			was := e.disarm()
-			e.unqueue()
+			e.dropHolder()
 			if c := e.ch(); c != nil {
 				c <- w.clock.Time(when)
 			}
 			w.fired.Add(1)
 			e.unlock()
-			return was || drained
+			return was || discarded
 		}
 	}
 	was := e.arm(now, when)
 	e.unlock()
 	w.notify(now, when)
-	return was || drained
+	return was || discarded
 }
 
-// drain discards a value waiting in the entry's channel and reports whether
-// there was one. e.mu is held.
-func (e *entry) drain() bool {
+// discardValue discards a value waiting in the entry's channel and reports
+// whether there was one. e.mu is held.
+func (e *entry) discardValue() bool {
 	c := e.ch()
 	if c == nil {
 		return false

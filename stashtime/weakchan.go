@@ -44,7 +44,7 @@ func (e *entry) abandon() {
 	e.lock()
 	listed := e.holder == intakeHolder
 	e.disarm()
-	e.unqueue()
+	e.dropHolder()
 	e.unlock()
 	if listed {
 		e.w.wakeIfEarlier(e.w.now())

@@ -44,7 +44,7 @@ func (s *Store[T]) cleanLocked() int {
 			s.salvage(d.c, d.depth)
 		}
 	}
-	s.drain()
+	s.fileOverflow()
 	return len(dropped)
 }
 
@@ -117,11 +117,11 @@ func (s *Store[T]) salvage(c unsafe.Pointer, d int) {
 	}
 }
 
-// drain moves the overflow area into the tree when the tree can take a key
+// fileOverflow moves the overflow area into the tree when the tree can take a key
 // in it, oldest first, so values at one key that all waited there keep
 // their order. What still does not fit goes back. It reports whether it
 // moved anything.
-func (s *Store[T]) drain() bool {
+func (s *Store[T]) fileOverflow() bool {
 	m := s.ov.min.Load()
 	if s.ov.empty() || m > s.top(s.fv.Load()) {
 		return false
@@ -135,12 +135,12 @@ func (s *Store[T]) drain() bool {
 	return true
 }
 
-// reach drains the overflow area for a walk. If a key the tree can take
+// admitOverflow files the overflow area for a walk. If a key the tree can take
 // still waits there afterwards, its path is held by a subtree of an older
 // revolution that the walk has passed: Clean detaches that subtree and the
 // key enters the tree.
-func (s *Store[T]) reach() {
-	if !s.drain() {
+func (s *Store[T]) admitOverflow() {
+	if !s.fileOverflow() {
 		return
 	}
 	if !s.ov.empty() && s.ov.min.Load() <= s.top(s.fv.Load()) {

@@ -42,7 +42,7 @@ func (s *Store[T]) Walk(end uint64) iter.Seq2[uint64, *T] {
 			}
 		}()
 		for {
-			s.reach()
+			s.admitOverflow()
 			var hi uint64
 			var more bool
 			from, hi, more = s.advance(end)
@@ -58,7 +58,7 @@ func (s *Store[T]) Walk(end uint64) iter.Seq2[uint64, *T] {
 				break
 			}
 		}
-		s.drain()
+		s.fileOverflow()
 	}
 }
 
@@ -119,7 +119,7 @@ func (s *Store[T]) PeepRange(begin, end uint64) iter.Seq2[uint64, *T] {
 	return func(yield func(uint64, *T) bool) {
 		s.acquire()
 		defer s.release()
-		s.drain()
+		s.fileOverflow()
 		w := walker[T]{s: s, yield: yield, floor: math.MaxUint64}
 		stuck := s.stuck(begin, end, false)
 		hi := s.limit(end)
