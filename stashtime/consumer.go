@@ -11,11 +11,12 @@ import (
 // (Wheel.consumer). The driver takes it for each round of work and gives it
 // up before it sleeps. While the driver sleeps, or is woken but not yet
 // running (its thread waits for a P behind a busy process's goroutines), a
-// goroutine that starts or resets a timer or sleeps and finds the driver's
-// wake-up instant passed takes the role, if it is free, and runs one pass
-// (at most MaxBatch timers fired) itself, as the runtime runs due timers
-// from every P. The driver, once it runs, waits for the role and finds that
-// work done. The heap, the walk and the firing are the same whoever holds
+// goroutine that starts or resets a timer or sleeps and finds timers due
+// (Wheel.helpAt, halfway into the first one's slack) takes the role, if it
+// is free, runs one pass (at most MaxBatch timers fired) itself, as the
+// runtime runs due timers from every P, and puts the driver's wake-up off
+// (deferDriver). The driver, once it runs, waits for the role and finds
+// that work done. The heap, the walk and the firing are the same whoever holds
 // the role, so deadline order, exactly once and never early hold alike.
 
 // acquire takes the consumer role for the driver, waiting for a helper that

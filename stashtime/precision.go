@@ -18,9 +18,9 @@ import "math/bits"
 // due within a window fire in one wake-up instead of one each, and a
 // producer wakes the driver only if its timer's own latest instant is
 // earlier than the one the driver sleeps to. A timer alone in its window
-// has nothing to wait for: the driver wakes at its deadline. Deadline order holds among the
-// timers one wake-up fires; across wake-ups, a timer may fire before one due
-// earlier only within the latter's slack.
+// has nothing to wait for: the driver wakes at its deadline. Deadline order
+// holds among the timers one wake-up fires; across wake-ups, a timer may
+// fire before one due earlier only within the latter's slack.
 //
 // A timer's slack is measured from when the driver takes it into the near
 // heap, not from its arming: the driver takes a timer in no later than a
