@@ -3,7 +3,6 @@ package stashtime
 import (
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/stashgo/stash/internal/clock"
 )
@@ -23,11 +22,14 @@ import (
 // program that merely calls testing.Init or testing.Benchmark (as the bench
 // command does) is not one: it cannot create a bubble.
 //
-// The answer is computed once, at the first timer, which may come while
-// packages initialize: before package testing registers its flags (in
-// main). The name and the arguments are known from the start, so a test
-// binary renamed by go test -c -o is still recognized then.
-var testBinary = sync.OnceValue(func() bool {
+// The answer is computed once, as the package initializes: package os,
+// which it imports, has set os.Args by then, and package testing registers
+// its flags only later (in main), so the name and the arguments are what
+// tell. A test binary renamed by go test -c -o is still recognized. A
+// plain variable, so that the check on every timer start inlines.
+func testBinary() bool { return isTestBinary }
+
+var isTestBinary = func() bool {
 	if strings.HasSuffix(os.Args[0], ".test") || strings.HasSuffix(os.Args[0], ".test.exe") {
 		return true
 	}
@@ -37,7 +39,7 @@ var testBinary = sync.OnceValue(func() bool {
 		}
 	}
 	return false
-})
+}()
 
 // now returns the system clock reading to start a timer from, and false if
 // the calling goroutine is inside a synctest bubble.
