@@ -192,18 +192,18 @@ func (c *conn) NetConn() net.Conn { return c.inner }
 // ReadFrom implements io.ReaderFrom with the inner connection's ReadFrom
 // where it has one (sendfile, splice), so that a copy into the connection
 // keeps the inner connection's fast path; a source that is itself a
-// wrapped connection is unwrapped. The copy counts as activity while it
-// lasts.
+// wrapped connection is unwrapped. With an idle timeout on either side the
+// copy goes through Read and Write instead, so that each chunk counts as
+// activity and a copy stalled on a silent peer does not.
 func (c *conn) ReadFrom(r io.Reader) (int64, error) {
 	src := r
-	if s, ok := r.(stashConn); ok {
-		sc := s.stashConn()
-		sc.busy(+1)
-		defer sc.busy(-1)
-		src = sc.inner
+	s, wrapped := r.(stashConn)
+	if c.idle != nil || wrapped && s.stashConn().idle != nil {
+		return io.Copy(writerOnly{c}, readerOnly{r})
 	}
-	c.busy(+1)
-	defer c.busy(-1)
+	if wrapped {
+		src = s.stashConn().inner
+	}
 	if rf, ok := c.inner.(io.ReaderFrom); ok {
 		return rf.ReadFrom(src)
 	}
@@ -214,26 +214,17 @@ func (c *conn) ReadFrom(r io.Reader) (int64, error) {
 // it has one, as ReadFrom does.
 func (c *conn) WriteTo(w io.Writer) (int64, error) {
 	dst := w
-	if s, ok := w.(stashConn); ok {
-		sc := s.stashConn()
-		sc.busy(+1)
-		defer sc.busy(-1)
-		dst = sc.inner
+	s, wrapped := w.(stashConn)
+	if c.idle != nil || wrapped && s.stashConn().idle != nil {
+		return io.Copy(writerOnly{w}, readerOnly{c})
 	}
-	c.busy(+1)
-	defer c.busy(-1)
+	if wrapped {
+		dst = s.stashConn().inner
+	}
 	if wt, ok := c.inner.(io.WriterTo); ok {
 		return wt.WriteTo(dst)
 	}
 	return io.Copy(dst, readerOnly{c.inner})
-}
-
-// busy counts a copy in progress as activity.
-func (c *conn) busy(delta int32) {
-	if c.idle != nil {
-		c.idle.inflight.Add(delta)
-		c.idle.touch()
-	}
 }
 
 // writerOnly and readerOnly hide every method but Write and Read, so that

@@ -24,13 +24,12 @@ import (
 // advance (a pass of the wheel's consumer, at most about coarseTick) plus
 // the wheel's precision rule.
 type idler struct {
-	c        *conn
-	last     atomic.Int64  // the coarse epoch of the last activity
-	seen     int64         // under mu: the epoch whose bound was last found final
-	bound    int64         // under mu: that bound, a clock.Mono reading
-	inflight atomic.Int32  // ReadFrom and WriteTo calls in progress
-	d        time.Duration // the timeout, with this connection's share of the jitter
-	onIdle   func(net.Conn)
+	c      *conn
+	last   atomic.Int64  // the coarse epoch of the last activity
+	seen   int64         // under mu: the epoch whose bound was last found final
+	bound  int64         // under mu: that bound, a clock.Mono reading
+	d      time.Duration // the timeout, with this connection's share of the jitter
+	onIdle func(net.Conn)
 
 	mu      sync.Mutex
 	timer   *stashtime.Timer
@@ -51,7 +50,7 @@ func (i *idler) start() {
 	coarseUse()
 	i.last.Store(epoch.Now())
 	i.mu.Lock()
-	i.timer = stashtime.AfterFunc(i.d, i.fire)
+	i.timer = stashtime.AfterFunc(min(i.d, time.Duration(epoch.Span/2)), i.fire)
 	i.mu.Unlock()
 }
 
@@ -72,11 +71,6 @@ func (i *idler) touch() {
 func (i *idler) fire() {
 	i.mu.Lock()
 	if i.stopped {
-		i.mu.Unlock()
-		return
-	}
-	if i.inflight.Load() > 0 { // a copy in progress is activity throughout
-		i.timer.Reset(i.d)
 		i.mu.Unlock()
 		return
 	}

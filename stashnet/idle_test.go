@@ -89,9 +89,28 @@ func TestIdleCopyInProgress(t *testing.T) {
 		pw.Close()
 	}()
 	go io.Copy(io.Discard, peer)
-	// A Pipe source is no fast path: the copy goes through Write, which
-	// touches; the in-progress count covers the gaps regardless.
+	// With an idle timeout the copy goes through Write: each chunk counts.
 	if n, err := w.(io.ReaderFrom).ReadFrom(pr); err != nil || n != 10 {
 		t.Fatalf("ReadFrom = %d, %v; want 10, nil", n, err)
+	}
+}
+
+// TestIdleCopyStalled checks that a copy out of a connection whose peer has
+// fallen silent is no activity: the idle timeout closes the connection
+// under the copy, which then ends.
+func TestIdleCopyStalled(t *testing.T) {
+	t.Parallel()
+	c, _ := tcpPair(t)
+	w := WrapConn(c, IdleTimeout(50*time.Millisecond))
+	defer w.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, w) // w's WriteTo: the proxy loop
+		done <- err
+	}()
+	select {
+	case <-done:
+	case <-time.After(slack):
+		t.Fatal("a copy stalled on a silent peer kept the connection from idling out")
 	}
 }
