@@ -47,6 +47,10 @@ func Advance(now int64) {
 		return
 	}
 	mu.Lock()
+	if now-last.Load() < MinGap { // another Advance began one meanwhile
+		mu.Unlock()
+		return
+	}
 	e := cur.Load() + 1
 	starts[e%ring].Store(unknown)
 	cur.Store(e)
