@@ -51,7 +51,9 @@
 // SyscallConn where the inner connection has them, and always ReadFrom and
 // WriteTo, which go to the inner connection's (sendfile, splice) when it
 // has them and to io.Copy otherwise; a copy between two wrapped
-// connections unwraps both. It works under crypto/tls: tls.Server on a
+// connections unwraps both. With an idle timeout (on either side) a copy
+// goes through Read and Write instead, so that each chunk counts as
+// activity. It works under crypto/tls: tls.Server on a
 // wrapped connection, or tls.NewListener on a wrapped listener.
 //
 // Set the deadlines only through the wrapper: the inner connection's own
