@@ -457,3 +457,44 @@ func TestLazyArming(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestCauseFirstLook asks context.Cause before anything else has looked at
+// the context: the foreign parent's cancellation, and a deadline that has
+// passed, must show in that first answer. (Releases before Go 1.26 ask the
+// context's Value before its Err.)
+func TestCauseFirstLook(t *testing.T) {
+	errParent := errors.New("parent's cause")
+	parent, cancelParent := stdcontext.WithCancelCause(stdcontext.Background())
+	ctx, cancel := context.WithTimeout(parent, time.Hour)
+	defer cancel()
+	cancelParent(errParent)
+	if got := stdcontext.Cause(ctx); got != errParent {
+		t.Errorf("Cause right after the parent's cancel = %v, want %v", got, errParent)
+	}
+
+	errLate := errors.New("late")
+	ctx2, cancel2 := context.WithTimeoutCause(stdcontext.Background(), time.Millisecond, errLate)
+	defer cancel2()
+	time.Sleep(5 * time.Millisecond) // the deadline passes while nobody looks
+	if got := stdcontext.Cause(ctx2); got != errLate {
+		t.Errorf("first Cause after the deadline = %v, want %v", got, errLate)
+	}
+}
+
+// TestAttachWhileParentCancels makes contexts under a foreign parent while
+// another goroutine cancels it: each must end with the parent's cause, which
+// a child attached as the cancel ran once lost.
+func TestAttachWhileParentCancels(t *testing.T) {
+	errParent := errors.New("parent's cause")
+	for range 2000 {
+		parent, cancelParent := stdcontext.WithCancelCause(stdcontext.Background())
+		go cancelParent(errParent)
+		ctx, cancel := context.WithTimeout(parent, time.Hour)
+		<-ctx.Done()
+		if got := stdcontext.Cause(ctx); got != errParent {
+			cancel()
+			t.Fatalf("Cause = %v, want the parent's %v", got, errParent)
+		}
+		cancel()
+	}
+}

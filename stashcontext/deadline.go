@@ -182,14 +182,19 @@ func (c *timerCtx) attach() {
 		p.addChild(c)
 		return
 	}
-	stop := context.AfterFunc(parent, func() {
-		c.cancel(false, parent.Err(), context.Cause(parent))
-	})
+	// The callback may run at once, on another goroutine: c.foreign and
+	// c.x are set before, and the stop function is recorded under c.mu,
+	// where cancelFrom reads it.
+	c.foreign = true
 	if c.x == nil {
 		c.x = &extra{}
 	}
+	stop := context.AfterFunc(parent, func() {
+		c.cancel(false, parent.Err(), context.Cause(parent))
+	})
+	c.mu.Lock()
 	c.x.parentStop = stop
-	c.foreign = true
+	c.mu.Unlock()
 }
 
 // addChild lists child among c's children, or cancels it at once if c is
@@ -263,14 +268,17 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error, fired boo
 	if d, _ := c.done.Load().(chan struct{}); d != nil {
 		close(d)
 	} // else Done returns closedchan from now on
-	var children map[canceler]struct{}
-	x := c.x
-	if x != nil {
+	var (
+		children map[canceler]struct{}
+		up       *timerCtx
+		stop     func() bool
+	)
+	if x := c.x; x != nil {
 		children, x.children = x.children, nil
+		up, stop = x.up, x.parentStop
 	}
 	if cause != nil {
 		c.extra().cause = cause
-		x = c.x
 	}
 	s := c.slot // the first cancel is the only one to look at it
 	c.mu.Unlock()
@@ -282,19 +290,13 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error, fired boo
 		child.cancel(false, err, cause)
 	}
 	if removeFromParent {
-		switch {
-		case x == nil:
-			if p, ok := c.parent.(*timerCtx); ok {
-				p.removeChild(c)
-			}
-		case x.up != nil:
-			x.up.removeChild(c)
-		case x.parentStop != nil:
-			x.parentStop()
-		default:
-			if p, ok := c.parent.(*timerCtx); ok {
-				p.removeChild(c)
-			}
+		switch p, ok := c.parent.(*timerCtx); {
+		case up != nil:
+			up.removeChild(c)
+		case stop != nil:
+			stop()
+		case ok:
+			p.removeChild(c)
 		}
 	}
 }
