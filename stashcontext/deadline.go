@@ -267,7 +267,9 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error, fired boo
 	c.err.Store(boxErr(err))
 	if d, _ := c.done.Load().(chan struct{}); d != nil {
 		close(d)
-	} // else Done returns closedchan from now on
+	} else {
+		c.done.Store(closedchan) // so that Done after a cancel takes no lock
+	}
 	var (
 		children map[canceler]struct{}
 		up       *timerCtx

@@ -49,11 +49,11 @@ func arm(c *timerCtx, d time.Duration, bubble bool) {
 // fire is the timer's callback.
 func (s *slot) fire() { s.c.expire() }
 
-// release stops the timer and pools the slot if its callback will not run.
-// The pooled slot keeps its last context until it is reused: at most one
-// context per pooled slot, which the pool drops at a garbage collection.
+// release stops the timer and pools the slot if its callback will not run,
+// letting go of its context (and with it the context's parents and values).
 func (s *slot) release() {
 	if s.t.Stop() && !s.bubble {
+		s.c = nil
 		slots.Put(s)
 	}
 }
