@@ -13,11 +13,14 @@
 //
 // SetDeadline, SetReadDeadline and SetWriteDeadline keep, per direction, a
 // deadline in an atomic word and a stashtime AfterFunc timer armed at or
-// before it. Pushing a deadline later, the common case (a server moves it
-// on every request), is one CAS: no runtime timer, no syscall, no lock;
-// so is clearing it, since the timer, when it fires, finds the deadline
-// moved or cleared and re-arms for the rest or stops. Only a deadline
-// earlier than the timer's arming takes a small lock and a timer Reset.
+// before it. Pushing a deadline later is one CAS: no runtime timer, no
+// syscall, no lock; so is clearing it, since the timer, when it fires,
+// finds the deadline moved or cleared and re-arms for the rest or stops. A
+// deadline earlier than the timer's arming takes a small lock and a timer
+// Reset, and so does one set in the past. http.Server sets all three kinds
+// on every request (a header deadline shorter than the last idle one, and
+// a past deadline and a clear to abort its background read), so under it
+// most sets take the lock.
 // When a deadline passes, the timer moves the inner connection's deadline
 // into the past, so pending and later I/O in that direction fail exactly
 // as package net's do (errors.Is(err, os.ErrDeadlineExceeded), Timeout()

@@ -74,8 +74,8 @@ func (d *driver) fire(it nearItem, now int64) bool {
 // driver to keep the ticker in its near heap.
 const tickerNear = int64(1 << 27) // about 134 ms
 
-// call runs f. It is the body of AfterFunc's goroutine, so that a nil f
-// panics there and not on the driver.
+// call runs f. It is the body of AfterFunc's goroutine, which it names in
+// stack traces (the process tests look for it there).
 func call(f func()) { f() }
 
 // nextTick returns the first tick after now of a ticker that was due at

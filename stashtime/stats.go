@@ -15,7 +15,7 @@ import (
 // up sleeps between passes, so Wakes grows with Walks, and lateness stays
 // low; one that falls behind runs pass after pass (Walks grows, Wakes does
 // not) while LateP99 climbs. Stats marshals to JSON as is, durations in
-// nanoseconds; Wheel.Stats's example publishes it through package expvar.
+// nanoseconds; examples/expvarstats publishes it through package expvar.
 type Stats struct {
 	Live     int64 // timers armed and not yet fired or stopped
 	Fired    int64 // firings, ticks included
@@ -23,8 +23,8 @@ type Stats struct {
 	Overflow int   // deadlines waiting beyond the store's span (the overflow area's size)
 	Walks    int64 // passes: walks of the store, each firing what is due (the driver's and Helped)
 	// Sleeps of the driver's poller that ended (a deadline came, or a
-	// producer or Sync woke it): Walks less Wakes is the passes the
-	// driver ran without sleeping in between.
+	// producer or Sync woke it): Walks less Helped less Wakes is the
+	// passes the driver ran without sleeping in between.
 	Wakes int64
 	// Helped counts the passes run by goroutines other than the driver's,
 	// which found a timer due while the driver was not running (see the

@@ -12,7 +12,7 @@ import (
 // nobody receives from cost over 3 s, beside package time's (which costs
 // nothing for them: its channel timer is in the runtime's heap only while a
 // goroutine blocks on the channel). The backoff of fire's ticker case (see
-// tickerIdle in driver.go) is what keeps stash's small.
+// tickerIdle in fire.go) is what keeps stash's small.
 //
 //	go test -run '^$' -bench BenchmarkUnreadTickersCPU -benchtime 1x ./stashtime/
 func BenchmarkUnreadTickersCPU(b *testing.B) {
