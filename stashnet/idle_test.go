@@ -31,7 +31,11 @@ func TestIdleTimeout(t *testing.T) {
 	}
 	select {
 	case at := <-idled:
-		// Only a stall of the test longer than idle excuses it.
+		// A stall of the test longer than idle excuses idling out while
+		// busy, but not closing sooner than idle after the last Read.
+		if quiet := at.Sub(last); quiet < idle {
+			t.Fatalf("closed %v after the last activity, before the idle timeout %v", quiet, idle)
+		}
 		t.Logf("idled out while busy, %v after the last Read (a stalled machine?)", at.Sub(last))
 		return
 	default:
