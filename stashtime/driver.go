@@ -129,8 +129,8 @@ func (d *driver) pass() (more bool, fired int, held bool) {
 	if w.system {
 		epoch.Advance(now) // a coarse clock for stashnet's idle timeouts
 	}
-	// Nothing listed in the intake is due before its floor.
-	intakeFloor := w.intake.drain(w, now)
+	// Nothing listed in the intake is due by now: its floor lies beyond.
+	w.intake.drain(w, now)
 	// The walk takes every bucket up to the one starting at through.
 	through := d.walkEnd(now)
 	if now >= d.aheadAt {
@@ -145,19 +145,16 @@ func (d *driver) pass() (more bool, fired int, held bool) {
 			break
 		}
 	}
+	// The pass fires what was due at the clock reading the walk served,
+	// not at a later one: a producer may have filed a timer due before
+	// that later reading behind the walk, where only the next walk finds
+	// it, and the heap's timers due after it must wait for it.
 	floor := int64(min(w.store.StopFloor(), math.MaxInt64))
-	// The walk took whole buckets up to the one holding max(now, through);
-	// a timer due after them may still wait, unwalked, in the store. The
-	// clock read again below may lie beyond them (a pre-walked bucket's
-	// timers are in the heap before the walk reaches the bucket).
-	walked := addSat(w.bucketOf(max(now, through)), w.bucket-1)
-	now = w.now()
 	for len(d.heap) > 0 && d.heap[0].key <= now && d.heap[0].key <= floor {
-		if key := d.heap[0].key; fired >= w.maxBatch || key >= intakeFloor || key > walked {
+		if fired >= w.maxBatch {
 			return true, fired, false
 		}
-		it := d.heap.pop()
-		if d.fire(it, now) {
+		if d.fire(d.heap.pop(), now) {
 			fired++
 		}
 	}

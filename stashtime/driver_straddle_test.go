@@ -9,7 +9,7 @@ import (
 
 // jumpClock is a ManualClock that, once armed, jumps to `to` right after
 // the next reading: the clock moving on while the driver is between the two
-// readings of one pass (preemption, a long walk, a long intake drain).
+// readings of the driver (preemption, a long walk, a long intake drain).
 type jumpClock struct {
 	*ManualClock
 	armed atomic.Bool
@@ -25,12 +25,12 @@ func (c *jumpClock) Now() int64 {
 }
 
 // A pass that starts just before a pre-walked bucket walks only up to the
-// bucket its first clock reading lies in, and its second reading, for the
-// fire loop, may have entered the pre-walked bucket. It must not fire the
+// bucket its clock reading lies in, and the clock may have entered the
+// pre-walked bucket by the time the pass fires. It must not fire the
 // heap's timers there ahead of an earlier timer of the same bucket that was
 // filed after the pre-walk (or drained from the intake in this very pass)
-// and waits, unwalked, in the store. (Found in review; it failed before the
-// fire loop stopped at the end of the walked buckets.)
+// and waits, unwalked, in the store. (Found in review; it failed while the
+// fire loop read the clock again and fired up to that second reading.)
 func TestPrewalkStraddle(t *testing.T) {
 	const n, maxBatch = 5000, 16
 	clk := &jumpClock{ManualClock: NewManualClock(time.Unix(0, 0))}
@@ -83,5 +83,63 @@ func TestPrewalkStraddle(t *testing.T) {
 	y.e.mu.Unlock()
 	if kFired {
 		t.Fatalf("the timer due at base+200 fired, the one due at base+100 had not")
+	}
+}
+
+// hookClock is a ManualClock that, once armed, calls hook at its second
+// reading from then on, and returns what the clock reads after it.
+type hookClock struct {
+	*ManualClock
+	reads atomic.Int32 // readings left until the hook; 0: none armed
+	hook  func()
+}
+
+func (c *hookClock) Now() int64 {
+	if c.reads.Load() > 0 && c.reads.Add(-1) == 0 {
+		c.hook()
+	}
+	return c.ManualClock.Now()
+}
+
+// A timer filed behind a pass's walk, by a producer that then moves the
+// clock past it, must fire before the timers due later that the walk took
+// into the near heap, even when the pass is still to fire them: the pass
+// fires what was due at the reading its walk served, and the next walk
+// takes the late timer in. (It failed while the pass read the clock again
+// for its fire loop; the conformance test of deadline order met it in
+// about one run in 25 on a loaded machine.)
+func TestLateFilingBehindWalk(t *testing.T) {
+	ms := int64(time.Millisecond)
+	clk := &hookClock{ManualClock: NewManualClock(time.Unix(0, 0))}
+	w, err := NewWheel(Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	z := w.NewTimer(Duration(2 * ms))
+	w.Sync() // the walk took z into the near heap
+	var x *Timer
+	clk.hook = func() {
+		// On the driver's thread, between its walk and its fire loop
+		// when the pass reads the clock twice: a timer due before z,
+		// behind the walk, and then a clock past both. x stays locked,
+		// so the pass after this one stops at it.
+		x = w.NewTimer(Duration(ms))
+		x.e.mu.Lock()
+		clk.Set(10 * ms)
+	}
+	walks := w.Stats().Walks
+	clk.reads.Store(2)
+	w.poller.Wake()
+	// Once the next pass has begun, the pass that met the hook is done.
+	waitFor(t, func() bool { return clk.reads.Load() == 0 && w.Stats().Walks >= walks+2 })
+	zFirst := len(z.C) == 1
+	x.e.mu.Unlock()
+	if zFirst {
+		t.Fatal("the timer due at 2ms fired, the one due at 1ms had not")
+	}
+	w.Sync()
+	if len(x.C) != 1 || len(z.C) != 1 {
+		t.Fatalf("after the clock passed both: %d and %d values, want 1 each", len(x.C), len(z.C))
 	}
 }
