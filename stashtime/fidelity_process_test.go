@@ -1,362 +1,79 @@
 package stashtime
 
-// Behaviour that ends the process is tested in a child: the test binary
-// re-executed with STASHTIME_FIDELITY_HELPER naming a scenario, which
-// TestFidelityHelperProcess runs. The parent checks the exit status and
-// what the child wrote.
+// Behaviour that ends the process is tested in a child (see
+// internal/childproc): the test binary re-executed with a scenario, which
+// TestFidelityChild runs. The parent checks the exit status and what the
+// child wrote.
 //
-//   - Rule 18: a program whose goroutines are all blocked, with no pending
-//     stash timer, still dies with "all goroutines are asleep - deadlock!"
-//     after it has used the default wheel.
 //   - Rule 19: with GODEBUG=asynctimerchan=1 the Go 1.23 semantics still
 //     apply to stashtime's timers.
 //   - A panicking AfterFunc callback crashes the program from its own
 //     goroutine, never from the driver's, and AfterFunc(d, nil) is accepted
 //     and panics only when it fires, with a message that names the mistake.
+//
+// What the runtime's deadlock detector sees (rule 18) is tested in
+// internal/deadlock, in a test binary without this package's testify.
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stashgo/stash/internal/childproc"
 )
 
-const helperEnv = "STASHTIME_FIDELITY_HELPER"
-
-// strictEnv, when set, turns the known gaps (documented divergences from
-// package time that the wheel's design cannot close) from skips into
-// failures.
-const strictEnv = "STASHTIME_FIDELITY_STRICT"
-
-// helpers are the child scenarios. Each either ends the process itself
-// (deadlock, panic) or returns, and the child then exits 0.
-var helpers = map[string]func(){
-	// Use the default wheel in every way, leave nothing pending, block.
-	"deadlock-after-use": func() {
-		useDefaultWheel()
-		blockForever()
-	},
-	// The same with package time: the harness's control.
-	"deadlock-after-use-time": func() {
-		time.Sleep(time.Millisecond)
-		<-time.After(time.Millisecond)
-		tm := time.NewTimer(time.Hour)
-		tm.Stop()
-		tm.Reset(time.Millisecond)
-		<-tm.C
-		time.NewTimer(time.Hour).Stop()
-		// Not time.AfterFunc(time.Hour, f).Stop(): a stopped func timer
-		// may stay in a P's heap, and then time reports no deadlock.
-		blockForever()
-	},
-	// Stop the timer the driver is asleep toward: the wheel is empty, and
-	// the driver must not stay in the poller's system call until the
-	// stopped deadline.
-	"deadlock-stopped-while-asleep": func() {
-		tm := NewTimer(time.Hour)
-		time.Sleep(20 * time.Millisecond) // the driver goes to sleep toward tm
-		tm.Stop()
-		blockForever()
-	},
-	"deadlock-stopped-while-asleep-time": func() {
-		tm := time.NewTimer(time.Hour)
-		time.Sleep(20 * time.Millisecond)
-		tm.Stop()
-		blockForever()
-	},
-	"deadlock-stopped-ticker": func() {
-		tk := NewTicker(time.Hour)
-		time.Sleep(20 * time.Millisecond)
-		tk.Stop()
-		blockForever()
-	},
-	"deadlock-stopped-ticker-time": func() {
-		tk := time.NewTicker(time.Hour)
-		time.Sleep(20 * time.Millisecond)
-		tk.Stop()
-		blockForever()
-	},
-	"deadlock-stopped-afterfunc": func() {
-		tm := AfterFunc(time.Hour, func() {})
-		time.Sleep(20 * time.Millisecond)
-		tm.Stop()
-		blockForever()
-	},
-	// Known gaps: package time still reports the deadlock, because since
-	// Go 1.23 a channel timer is in the runtime's heap only while a
-	// goroutine is blocked on its channel.
-	"deadlock-abandoned-after": func() {
-		useDefaultWheel()
-		ch := make(chan int, 1)
-		ch <- 1
-		select {
-		case <-After(time.Hour):
-		case <-ch:
-		}
-		runtime.GC()
-		runtime.GC()
-		blockForever()
-	},
-	"deadlock-abandoned-after-time": func() {
-		ch := make(chan int, 1)
-		ch <- 1
-		select {
-		case <-time.After(time.Hour):
-		case <-ch:
-		}
-		runtime.GC()
-		blockForever()
-	},
-	"deadlock-referenced-timer": func() {
-		keepTimer = NewTimer(time.Hour)
-		blockForever()
-	},
-	"deadlock-referenced-timer-time": func() {
-		keepTimeTimer = time.NewTimer(time.Hour)
-		blockForever()
-	},
-	// A pending AfterFunc is not a deadlock: the program goes on when it
-	// fires, as with time.
-	"no-deadlock-pending-afterfunc": func() {
-		useDefaultWheel()
-		c := make(chan struct{})
-		AfterFunc(200*time.Millisecond, func() { close(c) })
-		<-c
-		fmt.Println("woken by AfterFunc")
-	},
-	"asynctimerchan": asyncTimerChanChild,
-	"panic-callback": func() {
-		AfterFunc(0, func() { panic("boom") })
-		time.Sleep(5 * time.Second)
-		fmt.Println("survived")
-	},
-	// A callback panics only after 50 other timers due around it have
-	// fired: the panic in flight never stopped the wheel.
-	"panic-others-keep-firing": func() {
-		gate := make(chan struct{})
-		AfterFunc(0, func() {
-			<-gate
-			panic("boom after 50")
-		})
-		var mu sync.Mutex
-		n := 0
-		for i := range 50 {
-			NewTimer(time.Duration(i) * 100 * time.Microsecond) // noise
-			AfterFunc(time.Duration(i)*100*time.Microsecond, func() {
-				mu.Lock()
-				defer mu.Unlock()
-				fmt.Printf("fired %d\n", i)
-				if n++; n == 50 {
-					close(gate)
-				}
+// children are this package's child scenarios.
+var children = &childproc.Set{
+	Env:  "STASHTIME_FIDELITY_CHILD",
+	Test: "TestFidelityChild",
+	Scenarios: map[string]func(){
+		"asynctimerchan": asyncTimerChanChild,
+		"panic-callback": func() {
+			AfterFunc(0, func() { panic("boom") })
+			time.Sleep(5 * time.Second)
+			fmt.Println("survived")
+		},
+		// A callback panics only after 50 other timers due around it have
+		// fired: the panic in flight never stopped the wheel.
+		"panic-others-keep-firing": func() {
+			gate := make(chan struct{})
+			AfterFunc(0, func() {
+				<-gate
+				panic("boom after 50")
 			})
-		}
-		time.Sleep(5 * time.Second)
-		fmt.Println("survived")
+			var mu sync.Mutex
+			n := 0
+			for i := range 50 {
+				NewTimer(time.Duration(i) * 100 * time.Microsecond) // noise
+				AfterFunc(time.Duration(i)*100*time.Microsecond, func() {
+					mu.Lock()
+					defer mu.Unlock()
+					fmt.Printf("fired %d\n", i)
+					if n++; n == 50 {
+						close(gate)
+					}
+				})
+			}
+			time.Sleep(5 * time.Second)
+			fmt.Println("survived")
+		},
+		"nil-func": func() {
+			AfterFunc(50*time.Millisecond, nil)
+			fmt.Println("scheduled")
+			time.Sleep(10 * time.Millisecond)
+			fmt.Println("still running")
+			time.Sleep(5 * time.Second)
+			fmt.Println("survived")
+		},
 	},
-	"nil-func": func() {
-		AfterFunc(50*time.Millisecond, nil)
-		fmt.Println("scheduled")
-		time.Sleep(10 * time.Millisecond)
-		fmt.Println("still running")
-		time.Sleep(5 * time.Second)
-		fmt.Println("survived")
-	},
 }
 
-var (
-	keepTimer     *Timer
-	keepTimeTimer *time.Timer
-)
-
-func blockForever() { <-make(chan int) }
-
-// useDefaultWheel exercises every kind of timer on the default wheel and
-// leaves none pending (a stopped timer's husk stays in the store).
-func useDefaultWheel() {
-	Sleep(time.Millisecond)
-	<-After(time.Millisecond)
-	done := make(chan struct{})
-	AfterFunc(time.Millisecond, func() { close(done) })
-	<-done
-	tk := NewTicker(time.Millisecond)
-	<-tk.C
-	<-tk.C
-	tk.Stop()
-	tm := NewTimer(time.Hour)
-	tm.Stop()
-	tm.Reset(time.Millisecond)
-	<-tm.C
-	NewTimer(time.Hour).Stop()
-	AfterFunc(time.Hour, func() {}).Stop()
-	Default().Sync()
-}
-
-// TestFidelityHelperProcess is the child's body; it is skipped in the
-// parent.
-func TestFidelityHelperProcess(t *testing.T) {
-	name := os.Getenv(helperEnv)
-	if name == "" {
-		t.Skip("runs only as a child of the fidelity process tests")
-	}
-	h, ok := helpers[name]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
-		os.Exit(3)
-	}
-	helperT = t
-	h()
-	if t.Failed() {
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
-
-// helperT is the child's *testing.T, for scenarios that need one.
-var helperT *testing.T
-
-type childResult struct {
-	code           int // exit status; -1 when killed at the timeout
-	timedOut       bool
-	stdout, stderr string
-}
-
-// runChild re-executes the test binary running scenario name, with extra
-// environment, for at most limit.
-func runChild(t *testing.T, name string, limit time.Duration, env ...string) childResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	// No -test.timeout: its alarm is a runtime timer, which would hide a
-	// deadlock.
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestFidelityHelperProcess$", "-test.timeout=0", "-test.count=1")
-	cmd.Env = append(os.Environ(), helperEnv+"="+name, "GOTRACEBACK=single")
-	cmd.Env = append(cmd.Env, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := childResult{stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		r.code, r.timedOut = -1, true
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("running child %s: %v", name, err)
-	}
-	return r
-}
-
-// skipUnderRace skips a deadlock test in a race build: the race runtime
-// never reports "all goroutines are asleep", even for <-make(chan int) in
-// main.
-func skipUnderRace(t *testing.T) {
-	if fidelityRace {
-		t.Skip("the race detector's runtime does not report deadlocks")
-	}
-}
-
-const deadlockMsg = "fatal error: all goroutines are asleep - deadlock!"
-
-// TestFidelityDeadlockDetected (rule 18): a program that has used the
-// default wheel, then has nothing pending and every goroutine blocked, dies
-// with the runtime's deadlock report, as it does with package time (each
-// case runs first with time, as the control, then with stashtime, which
-// gets 5 s).
-func TestFidelityDeadlockDetected(t *testing.T) {
-	skipUnderRace(t)
-	for _, c := range []struct {
-		name    string
-		control bool // run the same with package time first
-	}{
-		{"deadlock-after-use", true},
-		{"deadlock-stopped-while-asleep", true},
-		{"deadlock-stopped-ticker", true},
-		// No control: time reports this one or not depending on whether
-		// the stopped timer is still in a P's heap; nothing is pending, so
-		// stashtime must report it.
-		{"deadlock-stopped-afterfunc", false},
-	} {
-		name := c.name
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if c.control {
-				ctl := runChild(t, name+"-time", 20*time.Second)
-				if ctl.code != 2 || !strings.Contains(ctl.stderr, deadlockMsg) {
-					t.Fatalf("control with package time: exit %d timedOut %v, stderr:\n%s", ctl.code, ctl.timedOut, ctl.stderr)
-				}
-			}
-			r := runChild(t, name, 5*time.Second)
-			if r.timedOut {
-				t.Fatalf("package time reports the deadlock; stashtime reported none within 5s (the driver sleeps in the poller's system call toward a stopped deadline)")
-			}
-			if r.code != 2 || !strings.Contains(r.stderr, deadlockMsg) {
-				t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
-			}
-		})
-	}
-	t.Run("no-deadlock-pending-afterfunc", func(t *testing.T) {
-		t.Parallel()
-		r := runChild(t, "no-deadlock-pending-afterfunc", 20*time.Second)
-		if r.code != 0 || !strings.Contains(r.stdout, "woken by AfterFunc") {
-			t.Fatalf("exit %d timedOut %v\nstdout:\n%s\nstderr:\n%s", r.code, r.timedOut, r.stdout, r.stderr)
-		}
-	})
-}
-
-// TestFidelityDeadlockKnownGaps: package time reports a deadlock when the
-// only pending timers are channel timers nobody is blocked on (an abandoned
-// After, a referenced but unwatched NewTimer), because since Go 1.23 such a
-// timer is in the runtime's heap only while a goroutine waits on its
-// channel. The wheel cannot know who waits on a channel, so its driver
-// sleeps in the poller until the deadline and the runtime sees a thread in a
-// system call: no deadlock is reported until then. The children are run
-// with a 3 s limit; the test skips with what it saw unless
-// STASHTIME_FIDELITY_STRICT is set.
-func TestFidelityDeadlockKnownGaps(t *testing.T) {
-	skipUnderRace(t)
-	if testing.Short() {
-		t.Skip("each stash case waits out its 3 s limit")
-	}
-	var mu sync.Mutex
-	var gaps []string
-	t.Run("cases", func(t *testing.T) {
-		for _, name := range []string{"deadlock-abandoned-after", "deadlock-referenced-timer"} {
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				ctl := runChild(t, name+"-time", 20*time.Second)
-				if ctl.code != 2 || !strings.Contains(ctl.stderr, deadlockMsg) {
-					t.Fatalf("control with package time: exit %d, stderr:\n%s", ctl.code, ctl.stderr)
-				}
-				r := runChild(t, name, 3*time.Second)
-				if r.code == 2 && strings.Contains(r.stderr, deadlockMsg) {
-					return
-				}
-				mu.Lock()
-				gaps = append(gaps, fmt.Sprintf("%s: time reports the deadlock, stash: exit %d timedOut %v", name, r.code, r.timedOut))
-				mu.Unlock()
-			})
-		}
-	})
-	if len(gaps) == 0 {
-		return
-	}
-	msg := "known gaps (rule 18):\n  " + strings.Join(gaps, "\n  ")
-	if os.Getenv(strictEnv) != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
+// TestFidelityChild is a child's body; it is skipped in the parent.
+func TestFidelityChild(t *testing.T) { children.Serve(t) }
 
 // asyncTimerChanChild checks, in a process run with
 // GODEBUG=asynctimerchan=1, that stashtime keeps the Go 1.23 semantics
@@ -433,13 +150,13 @@ func asyncTimerChanChild() {
 // switches package time back to the pre-Go 1.23 semantics; stashtime
 // always keeps the new ones.
 func TestFidelityAsyncTimerChanIgnored(t *testing.T) {
-	r := runChild(t, "asynctimerchan", 20*time.Second, "GODEBUG=asynctimerchan=1")
-	t.Logf("child output:\n%s", r.stdout)
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	r := children.Run(t, "asynctimerchan", 20*time.Second, "GODEBUG=asynctimerchan=1")
+	t.Logf("child output:\n%s", r.Stdout)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 	}
-	if !strings.Contains(r.stdout, "time: cap(C)=1 len(C)=1 Stop()=false") {
-		t.Errorf("GODEBUG=asynctimerchan=1 did not take effect in package time:\n%s", r.stdout)
+	if !strings.Contains(r.Stdout, "time: cap(C)=1 len(C)=1 Stop()=false") {
+		t.Errorf("GODEBUG=asynctimerchan=1 did not take effect in package time:\n%s", r.Stdout)
 	}
 }
 
@@ -480,25 +197,25 @@ func hasFrame(frames []string, sub string) bool {
 // checkCallbackCrash asserts a crash report comes from an AfterFunc
 // callback's goroutine (stashtime.call on the stack), never from the
 // driver's.
-func checkCallbackCrash(t *testing.T, r childResult, panicLine string) {
+func checkCallbackCrash(t *testing.T, r childproc.Result, panicLine string) {
 	t.Helper()
-	if r.timedOut || r.code != 2 {
-		t.Fatalf("exit %d timedOut %v, want a crash (2)\nstdout:\n%s\nstderr:\n%s", r.code, r.timedOut, r.stdout, r.stderr)
+	if r.TimedOut || r.Code != 2 {
+		t.Fatalf("exit %d timedOut %v, want a crash (2)\nstdout:\n%s\nstderr:\n%s", r.Code, r.TimedOut, r.Stdout, r.Stderr)
 	}
-	if !strings.Contains(r.stderr, panicLine) {
-		t.Fatalf("no %q in the crash report:\n%s", panicLine, r.stderr)
+	if !strings.Contains(r.Stderr, panicLine) {
+		t.Fatalf("no %q in the crash report:\n%s", panicLine, r.Stderr)
 	}
-	frames, createdBy := panicFrames(r.stderr)
+	frames, createdBy := panicFrames(r.Stderr)
 	t.Logf("crashing goroutine: %v; %s", frames, createdBy)
 	if !hasFrame(frames, "stashtime.call") {
-		t.Errorf("stashtime.call not on the crashing goroutine's stack:\n%s", r.stderr)
+		t.Errorf("stashtime.call not on the crashing goroutine's stack:\n%s", r.Stderr)
 	}
 	for _, f := range []string{"stashtime.(*Wheel).run", "stashtime.(*driver)."} {
 		if hasFrame(frames, f) {
-			t.Errorf("the crash came from the driver (%s on the stack):\n%s", f, r.stderr)
+			t.Errorf("the crash came from the driver (%s on the stack):\n%s", f, r.Stderr)
 		}
 	}
-	if strings.Contains(r.stdout, "survived") {
+	if strings.Contains(r.Stdout, "survived") {
 		t.Errorf("the program survived the callback's panic")
 	}
 }
@@ -509,14 +226,14 @@ func checkCallbackCrash(t *testing.T, r childResult, panicLine string) {
 func TestFidelityAfterFuncPanic(t *testing.T) {
 	t.Run("panic-callback", func(t *testing.T) {
 		t.Parallel()
-		checkCallbackCrash(t, runChild(t, "panic-callback", 20*time.Second), "panic: boom")
+		checkCallbackCrash(t, children.Run(t, "panic-callback", 20*time.Second), "panic: boom")
 	})
 	t.Run("panic-others-keep-firing", func(t *testing.T) {
 		t.Parallel()
-		r := runChild(t, "panic-others-keep-firing", 20*time.Second)
+		r := children.Run(t, "panic-others-keep-firing", 20*time.Second)
 		checkCallbackCrash(t, r, "panic: boom after 50")
-		if n := strings.Count(r.stdout, "fired "); n != 50 {
-			t.Errorf("%d of 50 other callbacks ran before the crash:\n%s", n, r.stdout)
+		if n := strings.Count(r.Stdout, "fired "); n != 50 {
+			t.Errorf("%d of 50 other callbacks ran before the crash:\n%s", n, r.Stdout)
 		}
 	})
 }
@@ -527,9 +244,9 @@ func TestFidelityAfterFuncPanic(t *testing.T) {
 // time dies with "fatal error: go of nil func value" on whatever goroutine
 // ran the timer.)
 func TestFidelityAfterFuncNil(t *testing.T) {
-	r := runChild(t, "nil-func", 20*time.Second)
-	if !strings.Contains(r.stdout, "scheduled\nstill running\n") {
-		t.Errorf("AfterFunc(50ms, nil) did not return, or crashed before it fired:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	r := children.Run(t, "nil-func", 20*time.Second)
+	if !strings.Contains(r.Stdout, "scheduled\nstill running\n") {
+		t.Errorf("AfterFunc(50ms, nil) did not return, or crashed before it fired:\nstdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
 	}
 	checkCallbackCrash(t, r, "panic: stashtime: AfterFunc's f is nil (go of nil func value)")
 }

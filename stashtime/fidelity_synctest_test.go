@@ -25,12 +25,12 @@ import (
 func clockMono() int64 { return clock.Mono() }
 
 func init() {
-	helpers["synctest-bubble"] = func() { synctest.Test(helperT, bubbleScenario) }
-	helpers["synctest-first-use-in-init"] = func() { synctest.Test(helperT, bubbleScenario) }
+	children.Scenarios["synctest-bubble"] = func() { synctest.Test(children.T, bubbleScenario) }
+	children.Scenarios["synctest-first-use-in-init"] = func() { synctest.Test(children.T, bubbleScenario) }
 	// The default wheel's first use inside a bubble: its driver goroutine
 	// would be started in the bubble.
-	helpers["synctest-default-first-in-bubble"] = func() {
-		synctest.Test(helperT, func(t *testing.T) {
+	children.Scenarios["synctest-default-first-in-bubble"] = func() {
+		synctest.Test(children.T, func(t *testing.T) {
 			defer func() {
 				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "synctest bubble") {
 					fmt.Println("Default() inside a bubble did not panic clearly:", r)
@@ -41,7 +41,7 @@ func init() {
 		})
 		<-After(time.Millisecond) // the wheel still starts, outside
 	}
-	if os.Getenv(helperEnv) == "synctest-first-use-in-init" {
+	if os.Getenv(children.Env) == "synctest-first-use-in-init" {
 		// A timer used while packages initialize, before the testing
 		// flags exist, must not decide once and for all that this is not
 		// a test binary.
@@ -184,8 +184,8 @@ func TestFidelitySynctestRenamedBinary(t *testing.T) {
 	}
 	for _, name := range []string{"synctest-bubble", "synctest-first-use-in-init"} {
 		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command(renamed, "-test.run=^TestFidelityHelperProcess$", "-test.timeout=60s", "-test.v")
-			cmd.Env = append(os.Environ(), helperEnv+"="+name)
+			cmd := exec.Command(renamed, "-test.run=^"+children.Test+"$", "-test.timeout=60s", "-test.v")
+			cmd.Env = append(os.Environ(), children.Env+"="+name)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				s := string(out)
@@ -203,8 +203,8 @@ func TestFidelitySynctestRenamedBinary(t *testing.T) {
 // goroutine that never exits. A first use of Default() there panics with a
 // message naming the reason, and the wheel starts normally afterwards.
 func TestFidelitySynctestDefaultFirstInBubble(t *testing.T) {
-	r := runChild(t, "synctest-default-first-in-bubble", 20*time.Second)
-	if r.code != 0 {
-		t.Fatalf("exit %d timedOut %v:\n%s%s", r.code, r.timedOut, r.stdout, r.stderr)
+	r := children.Run(t, "synctest-default-first-in-bubble", 20*time.Second)
+	if r.Code != 0 {
+		t.Fatalf("exit %d timedOut %v:\n%s%s", r.Code, r.TimedOut, r.Stdout, r.Stderr)
 	}
 }

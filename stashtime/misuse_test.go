@@ -3,48 +3,13 @@ package stashtime
 // Misuse gets package time's behaviour where time has one, and otherwise a
 // clear error or panic that names the package and the mistake, at the call
 // (see misuse.go).
-//
-// No testify here: it imports net/http, whose presence in the test binary
-// keeps the runtime from ever reporting a deadlock, and the children that
-// fidelity_process_test.go and this file run must see those reports.
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"testing"
 	"time"
 )
-
-func init() {
-	// Sleep(math.MaxInt64) with nothing else running: package time keeps
-	// the program blocked, with no deadlock report.
-	helpers["sleep-forever-alone"] = func() {
-		fmt.Println("sleeping")
-		Sleep(math.MaxInt64)
-	}
-	helpers["sleep-forever-alone-time"] = func() {
-		fmt.Println("sleeping")
-		time.Sleep(math.MaxInt64)
-	}
-}
-
-// TestSleepForeverNoDeadlock: Sleep(math.MaxInt64) in a program where
-// nothing else runs blocks, as time.Sleep does; it must not die with "all
-// goroutines are asleep" (each child is given 3 s; package time's is the
-// control).
-func TestSleepForeverNoDeadlock(t *testing.T) {
-	skipUnderRace(t)
-	for _, name := range []string{"sleep-forever-alone-time", "sleep-forever-alone"} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			r := runChild(t, name, 3*time.Second)
-			if !r.timedOut || !strings.Contains(r.stdout, "sleeping") {
-				t.Fatalf("the child ended (exit %d) instead of sleeping on\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-			}
-		})
-	}
-}
 
 // TestCloseDefault: the process-wide wheel refuses Close and keeps firing
 // the package-level functions' timers.

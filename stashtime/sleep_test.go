@@ -11,10 +11,6 @@ import (
 // wheel's pool: time.Sleep allocates nothing, and neither may a Sleep here
 // once the pool has a timer (the store's leaves, shared by all timers of a
 // bucket, are the rare exception that keeps the average below one).
-//
-// The tests of this package use no assertion library: testify's imports
-// leave a runtime timer pending in the test binary, which hides the
-// deadlocks the process tests (fidelity_process_test.go) must see reported.
 func TestSleepAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates on its own")

@@ -1,0 +1,5 @@
+//go:build !race
+
+package deadlock_test
+
+const raceEnabled = false
