@@ -38,6 +38,8 @@
 // busy connections then idle out whatever the timers. The program says so
 // when the server reads less than 80% of what the busy connections send.
 //
+// The -cpuprofile flag writes a CPU profile of each measured window.
+//
 // Run it with
 //
 //	go run ./examples/idleconns
@@ -67,6 +69,7 @@ type options struct {
 	idleMsgs int           // messages an idle connection sends before it falls silent
 	duration time.Duration // measured time per implementation
 	impl     string        // "time", "stash" or "both"
+	profile  string        // CPU profile file prefix; "" for none
 }
 
 func defaultOptions() options {
@@ -90,6 +93,7 @@ func main() {
 	flag.IntVar(&o.idleMsgs, "idlemsgs", o.idleMsgs, "`messages` an idle connection sends before it falls silent")
 	flag.DurationVar(&o.duration, "duration", o.duration, "measured `time` per implementation")
 	flag.StringVar(&o.impl, "impl", o.impl, "timer `implementation`: time, stash or both")
+	flag.StringVar(&o.profile, "cpuprofile", o.profile, "write each implementation's CPU profile of the measured window to `prefix`.time and prefix.stash")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "idleconns: unexpected arguments %q\n", flag.Args())

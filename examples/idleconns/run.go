@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"time"
+
+	"github.com/stashgo/stash/stashtime"
 )
 
 // fdReserve is the file descriptors left for everything but the
@@ -69,6 +73,26 @@ func (o options) validate() error {
 	return nil
 }
 
+// startProfile starts a CPU profile into prefix.name, unless prefix is
+// empty, and returns the function that stops it and closes the file.
+func startProfile(prefix, name string) (stop func() error, err error) {
+	if prefix == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(prefix + "." + name)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
+
 // runImpl runs the workload with one implementation. The measured window
 // opens once every connection is open and lasts o.duration; afterwards the
 // busy connections hang up and the idle ones get time to be closed by
@@ -88,19 +112,31 @@ func runImpl(ctx context.Context, im impl, o options) (result, error) {
 		}
 		cl.close()
 	}()
+	dialStart := time.Now()
 	if err := cl.dial(ctx, srv.addr()); err != nil {
 		return result{}, err
 	}
+	dialed := time.Since(dialStart)
 
+	stopProfile, err := startProfile(o.profile, im.name)
+	if err != nil {
+		return result{}, err
+	}
+	wheel0 := stashtime.Default().Stats()
 	cpu0, msgs0, start := cpuTime(), srv.msgs.Load(), time.Now()
 	window := time.NewTimer(o.duration)
 	select {
 	case <-window.C:
 	case <-ctx.Done():
 		window.Stop()
+		stopProfile()
 		return result{}, ctx.Err()
 	}
 	cpu1, msgs1, elapsed := cpuTime(), srv.msgs.Load(), time.Since(start)
+	wheel1 := stashtime.Default().Stats()
+	if err := stopProfile(); err != nil {
+		return result{}, err
+	}
 
 	cl.stopBusy()
 	stopped = true
@@ -136,6 +172,9 @@ func runImpl(ctx context.Context, im impl, o options) (result, error) {
 		busyClosed: srv.busyClosed.Load(),
 		early:      srv.early.Load(),
 		afterStop:  srv.afterStop.Load(),
+		dialed:     dialed,
+		fired:      wheel1.Fired - wheel0.Fired,
+		wakes:      wheel1.Wakes - wheel0.Wakes,
 	}
 	r.lateP50, r.lateMax = srv.lateness()
 	return r, nil

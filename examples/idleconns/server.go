@@ -55,6 +55,26 @@ type serverConn struct {
 	early, raced, stopped atomic.Bool
 }
 
+// A stampConn is the connection under a serverConn's deadline: its Read
+// records when it returned data in sc.last, for the misbehaviour checks and
+// the lateness. Both implementations read through it, so both read the
+// clock once per Read; stashnet's wrapper goes above it, so that the stamp
+// comes before the wrapper sees the activity, as time's comes before its
+// Reset.
+type stampConn struct {
+	net.Conn
+	s  *server
+	sc *serverConn
+}
+
+func (c stampConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 {
+		c.sc.last.Store(int64(time.Since(c.s.start)))
+	}
+	return n, err
+}
+
 // listen starts a server on a free loopback port.
 func listen(im impl, idle time.Duration) (*server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -89,9 +109,10 @@ func (s *server) serve() {
 			time.Sleep(5 * time.Millisecond)
 			continue
 		}
-		sc := &serverConn{c: c}
+		sc := &serverConn{}
+		sc.c = stampConn{c, s, sc}
 		if s.impl.afterFunc == nil {
-			sc.c = stashnet.WrapConn(c, stashnet.IdleTimeout(s.idle),
+			sc.c = stashnet.WrapConn(sc.c, stashnet.IdleTimeout(s.idle),
 				stashnet.OnIdle(func(c net.Conn) { s.expire(sc, c) }))
 		}
 		s.mu.Lock()
@@ -124,7 +145,6 @@ func (s *server) handle(sc *serverConn) {
 		}
 		sc.role.CompareAndSwap(0, uint32(buf[0]))
 		s.msgs.Add(1)
-		sc.last.Store(int64(time.Since(s.start)))
 		if !t.Reset(s.idle) {
 			sc.raced.Store(true)
 		}
@@ -147,8 +167,7 @@ func (s *server) handle(sc *serverConn) {
 
 // handleStash is handle for a connection wrapped with stashnet's idle
 // timeout: reading a message is all it takes to push the deadline, and
-// stashnet calls expire when the connection has been idle. The last stamp
-// is for the misbehaviour checks only (the time side takes it too).
+// stashnet calls expire when the connection has been idle.
 func (s *server) handleStash(sc *serverConn) {
 	var buf [msgSize]byte
 	for {
@@ -157,7 +176,6 @@ func (s *server) handleStash(sc *serverConn) {
 		}
 		sc.role.CompareAndSwap(0, uint32(buf[0]))
 		s.msgs.Add(1)
-		sc.last.Store(int64(time.Since(s.start)))
 	}
 	if sc.closed.CompareAndSwap(false, true) {
 		// Close stops the idle timeout: from here on expire must not
