@@ -62,15 +62,17 @@ func (c *timerCtx) causeCarrier() any {
 	if c.Err() == nil {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.x == nil || c.x.cause == nil {
+	s := c.st.Load()
+	if s.cause == nil {
 		return nil
 	}
-	if c.x.carrier == nil {
+	x := c.extra()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.carrier == nil {
 		cc, cancel := context.WithCancelCause(context.Background())
-		cancel(c.x.cause)
-		c.x.carrier = cc.Value(cancelCtxKey)
+		cancel(s.cause)
+		x.carrier = cc.Value(cancelCtxKey)
 	}
-	return c.x.carrier
+	return x.carrier
 }

@@ -89,8 +89,7 @@ func WithDeadlineCause(parent Context, d time.Time, cause error) (Context, Cance
 		// The current deadline is already sooner than the new one.
 		return withCancel(parent, cur)
 	}
-	now := time.Now()
-	return withDeadline(parent, d, d.Sub(now), cause, inBubble(now))
+	return withDeadline(parent, d, time.Until(d), cause)
 }
 
 // WithTimeout returns WithDeadline(parent, time.Now().Add(timeout)).
@@ -120,7 +119,7 @@ func WithTimeoutCause(parent Context, timeout time.Duration, cause error) (Conte
 	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
 		return withCancel(parent, cur)
 	}
-	// d is now+timeout: the timer, which reads the clock after now, fires
-	// no earlier than d, and one clock read is saved.
-	return withDeadline(parent, d, timeout, cause, inBubble(now))
+	// d is now+timeout: what is left of it is timeout, with no second
+	// clock read.
+	return withDeadline(parent, d, timeout, cause)
 }

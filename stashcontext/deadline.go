@@ -6,51 +6,55 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // A timerCtx is the context WithDeadline and its kin return: a cancelable
 // context whose deadline is a timer on stash's process-wide wheel.
 //
-// It is kept to 96 bytes, what the common case needs (a parent that cannot
-// be canceled, or one of this package's contexts, and no cause): the rest
-// is in an extra, made when first needed.
+// It is kept to 64 bytes, what the common case needs (a parent that cannot
+// be canceled, or one of this package's contexts, and no cause), and takes
+// no lock there: its state is one pointer, st, moved by compare-and-swap,
+// and the rest is in an extra, made when first needed.
 type timerCtx struct {
 	parent   Context
 	deadline time.Time
 
-	mu sync.Mutex
-	// foreign reports that the parent can be canceled and is none of this
-	// package's contexts: c is attached to it with context.AfterFunc,
-	// whose f runs in a goroutine of its own once the parent is canceled,
-	// so Err and Done look at the parent themselves. Set before c is
-	// shared.
-	foreign bool
-	// cancelOnly reports a context made by withCancel: no timer of its
-	// own, and the parent's deadline.
-	cancelOnly bool
-	// armed reports that the deadline is on the wheel, or need not be:
-	// see ensureArmed. Set under mu.
-	armed atomic.Bool
-	done  atomic.Value          // of chan struct{}, made lazily while not canceled, closed by the first cancel
-	err   atomic.Pointer[error] // set by the first cancel, before done is closed
-	slot  *slot                 // the deadline's timer; guarded by mu, looked at by the first cancel only
-	x     *extra                // guarded by mu; nil until needed
+	// st is where c stands (see slot.go): nil while its deadline is not
+	// on the wheel; arming while one goroutine puts it there; the slot
+	// whose timer holds it, or noTimer if it needs none; once canceled, a
+	// final slot with the error and cause, which it keeps. Only the first
+	// cancel moves it to a final slot, and it takes the slot it replaces
+	// off the wheel.
+	st atomic.Pointer[slot]
+	// done is the Done channel (a chan struct{}): nil until asked for or
+	// canceled, then never changed. Only the first cancel closes it, after
+	// st is final; a Done or Err that sees st final waits for that.
+	done unsafe.Pointer
+	x    atomic.Pointer[extra] // nil until needed; never changed once set
 }
 
 // extra is what only some contexts need.
 type extra struct {
-	deadlineCause error // WithDeadlineCause's cause; set before c is shared
+	// Set before c is shared:
+	deadlineCause error // WithDeadlineCause's cause
 	// up is the context of this package that c is attached to, when the
-	// parent wraps it (context.WithValue of it, say); set before c is
-	// shared.
+	// parent wraps it (context.WithValue of it, say).
 	up *timerCtx
-	// parentStop detaches c from a foreign parent (see timerCtx.foreign);
-	// set before c is shared.
-	parentStop func() bool
+	// foreign reports that the parent can be canceled and is none of this
+	// package's contexts: c is attached to it with context.AfterFunc,
+	// whose f runs in a goroutine of its own once the parent is canceled,
+	// so Err and Done look at the parent themselves.
+	foreign bool
+	// cancelOnly reports a context made by withCancel: no timer of its
+	// own, and the parent's deadline.
+	cancelOnly bool
 
-	cause    error                 // the cause, when there is one other than the error
-	children map[canceler]struct{} // set to nil by the first cancel
-	carrier  any                   // see causeCarrier
+	mu sync.Mutex
+	// parentStop detaches c from a foreign parent; set under mu.
+	parentStop func() bool
+	children   map[canceler]struct{} // guarded by mu; set to nil by the first cancel
+	carrier    any                   // guarded by mu; see causeCarrier
 }
 
 // A canceler is what a timerCtx cancels along with itself: a child
@@ -64,38 +68,18 @@ var closedchan = make(chan struct{})
 
 func init() { close(closedchan) }
 
-// Preboxed errors, so that canceling stores them without allocating.
-var (
-	canceledErr = func() *error { e := Canceled; return &e }()
-	deadlineErr = func() *error { e := DeadlineExceeded; return &e }()
-)
-
-func boxErr(err error) *error {
-	switch err {
-	case Canceled:
-		return canceledErr
-	case DeadlineExceeded:
-		return deadlineErr
-	}
-	p := new(error)
-	*p = err
-	return p
-}
-
 // selfKey is the key for which a timerCtx returns itself (see attach).
 var selfKey int
 
 // withDeadline returns a timerCtx with deadline d, which is dur from now,
-// attached to parent. bubble reports that the caller is inside a
-// testing/synctest bubble.
-func withDeadline(parent Context, d time.Time, dur time.Duration, cause error, bubble bool) (Context, CancelFunc) {
+// attached to parent.
+func withDeadline(parent Context, d time.Time, dur time.Duration, cause error) (Context, CancelFunc) {
 	c := &timerCtx{parent: parent, deadline: d}
 	if cause != nil {
-		c.x = &extra{deadlineCause: cause}
+		c.x.Store(&extra{deadlineCause: cause})
 	}
 	c.attach()
 	if dur <= 0 {
-		c.armed.Store(true)
 		c.cancel(true, DeadlineExceeded, cause) // the deadline has already passed
 		return c, func() { c.cancel(false, Canceled, nil) }
 	}
@@ -112,27 +96,27 @@ func withDeadline(parent Context, d time.Time, dur time.Duration, cause error, b
 // looks at it costs the wheel nothing. Deadline, Value and String do not
 // arm it.
 func (c *timerCtx) ensureArmed() {
-	if c.armed.Load() {
+	if c.st.Load() == nil {
+		c.arm()
+	}
+}
+
+// arm is ensureArmed's slow path. Of goroutines that find st nil, one moves
+// it to arming and puts the deadline on the wheel; a cancel meanwhile moves
+// arming to final, and then the arming goroutine takes its slot off again.
+func (c *timerCtx) arm() {
+	if !c.st.CompareAndSwap(nil, arming) {
 		return
 	}
-	c.mu.Lock()
-	if c.armed.Load() {
-		c.mu.Unlock()
+	dur, bubble := remaining(c.deadline)
+	if dur <= 0 {
+		c.expire()
 		return
 	}
-	c.armed.Store(true)
-	if c.err.Load() != nil {
-		c.mu.Unlock()
-		return
+	s := newSlot(c, dur, bubble)
+	if !c.st.CompareAndSwap(arming, s) {
+		s.release() // canceled meanwhile
 	}
-	now := time.Now()
-	if dur := c.deadline.Sub(now); dur > 0 {
-		arm(c, dur, inBubble(now))
-		c.mu.Unlock()
-		return
-	}
-	c.mu.Unlock()
-	c.expire()
 }
 
 // withCancel returns, for a parent whose deadline cur is earlier than the
@@ -144,8 +128,9 @@ func withCancel(parent Context, cur time.Time) (Context, CancelFunc) {
 	if _, ok := parent.(*timerCtx); !ok && parent.Value(&selfKey) == nil {
 		return context.WithCancel(parent)
 	}
-	c := &timerCtx{parent: parent, deadline: cur, cancelOnly: true}
-	c.armed.Store(true) // it has no timer
+	c := &timerCtx{parent: parent, deadline: cur}
+	c.x.Store(&extra{cancelOnly: true})
+	c.st.Store(noTimer)
 	c.attach()
 	return c, func() { c.cancel(true, Canceled, nil) }
 }
@@ -175,75 +160,77 @@ func (c *timerCtx) attach() {
 	}
 	if p, ok := parent.Value(&selfKey).(*timerCtx); ok && p.Done() == done {
 		// parent wraps p, and nothing between them cancels.
-		if c.x == nil {
-			c.x = &extra{}
-		}
-		c.x.up = p
+		c.extraSetup().up = p
 		p.addChild(c)
 		return
 	}
-	// The callback may run at once, on another goroutine: c.foreign and
-	// c.x are set before, and the stop function is recorded under c.mu,
-	// where cancelFrom reads it.
-	c.foreign = true
-	if c.x == nil {
-		c.x = &extra{}
-	}
+	// The callback may run at once, on another goroutine: x.foreign is
+	// set before, and the stop function is recorded under x.mu, where
+	// cancelFrom reads it.
+	x := c.extraSetup()
+	x.foreign = true
 	stop := context.AfterFunc(parent, func() {
 		c.cancel(false, parent.Err(), context.Cause(parent))
 	})
-	c.mu.Lock()
-	c.x.parentStop = stop
-	c.mu.Unlock()
+	x.mu.Lock()
+	x.parentStop = stop
+	x.mu.Unlock()
+}
+
+// extraSetup returns c.x, made if need be, while c is not yet shared.
+func (c *timerCtx) extraSetup() *extra {
+	x := c.x.Load()
+	if x == nil {
+		x = new(extra)
+		c.x.Store(x)
+	}
+	return x
+}
+
+// extra returns c.x, made if need be.
+func (c *timerCtx) extra() *extra {
+	if x := c.x.Load(); x != nil {
+		return x
+	}
+	c.x.CompareAndSwap(nil, new(extra))
+	return c.x.Load()
 }
 
 // addChild lists child among c's children, or cancels it at once if c is
 // canceled already.
 func (c *timerCtx) addChild(child canceler) {
 	c.ensureArmed()
-	c.mu.Lock()
-	if e := c.err.Load(); e != nil {
-		cause := c.causeLocked()
-		c.mu.Unlock()
-		child.cancel(false, *e, cause)
+	x := c.extra()
+	x.mu.Lock()
+	// The first cancel makes st final before it takes the children under
+	// x.mu: seen here not final, child is among those it takes.
+	if s := c.st.Load(); s.final {
+		x.mu.Unlock()
+		child.cancel(false, s.err, s.cause)
 		return
 	}
-	x := c.extra()
 	if x.children == nil {
 		x.children = make(map[canceler]struct{})
 	}
 	x.children[child] = struct{}{}
-	c.mu.Unlock()
+	x.mu.Unlock()
 }
 
 // removeChild takes child off c's children and reports whether it was
 // there.
 func (c *timerCtx) removeChild(child canceler) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.x == nil || c.x.children == nil {
+	x := c.x.Load()
+	if x == nil {
 		return false
 	}
-	_, ok := c.x.children[child]
-	delete(c.x.children, child)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.children == nil {
+		return false
+	}
+	_, ok := x.children[child]
+	delete(x.children, child)
 	return ok
-}
-
-// extra returns c.x, made if need be. c.mu is held.
-func (c *timerCtx) extra() *extra {
-	if c.x == nil {
-		c.x = &extra{}
-	}
-	return c.x
-}
-
-// causeLocked is the cause c's children inherit: nil when it is c's error.
-// c.mu is held.
-func (c *timerCtx) causeLocked() error {
-	if c.x == nil {
-		return nil
-	}
-	return c.x.cause
 }
 
 // cancel closes c's Done channel, records err and cause (nil: err), stops
@@ -259,42 +246,41 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error, fired boo
 	if err == nil {
 		panic("context: internal error: missing cancel error")
 	}
-	c.mu.Lock()
-	if c.err.Load() != nil {
-		c.mu.Unlock()
-		return // already canceled
+	f := finalSlot(err, cause)
+	var old *slot
+	for {
+		old = c.st.Load()
+		if old != nil && old.final {
+			return // already canceled
+		}
+		if c.st.CompareAndSwap(old, f) {
+			break
+		}
 	}
-	c.err.Store(boxErr(err))
-	if d, _ := c.done.Load().(chan struct{}); d != nil {
-		close(d)
-	} else {
-		c.done.Store(closedchan) // so that Done after a cancel takes no lock
+	if !c.casDone(nil, closedchan) {
+		if d := c.loadDone(); d != closedchan {
+			close(d)
+		}
 	}
-	var (
-		children map[canceler]struct{}
-		up       *timerCtx
-		stop     func() bool
-	)
-	if x := c.x; x != nil {
-		children, x.children = x.children, nil
-		up, stop = x.up, x.parentStop
+	if old != nil && old.t != nil && !fired {
+		old.release()
 	}
-	if cause != nil {
-		c.extra().cause = cause
+	x := c.x.Load()
+	if x == nil {
+		return
 	}
-	s := c.slot // the first cancel is the only one to look at it
-	c.mu.Unlock()
-
-	if s != nil && !fired {
-		s.release()
-	}
+	x.mu.Lock()
+	children := x.children
+	x.children = nil
+	stop := x.parentStop
+	x.mu.Unlock()
 	for child := range children {
 		child.cancel(false, err, cause)
 	}
 	if removeFromParent {
 		switch p, ok := c.parent.(*timerCtx); {
-		case up != nil:
-			up.removeChild(c)
+		case x.up != nil:
+			x.up.removeChild(c)
 		case stop != nil:
 			stop()
 		case ok:
@@ -305,12 +291,10 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error, fired boo
 
 // expire cancels c as its deadline passes.
 func (c *timerCtx) expire() {
-	c.mu.Lock()
 	var cause error
-	if c.x != nil {
-		cause = c.x.deadlineCause
+	if x := c.x.Load(); x != nil {
+		cause = x.deadlineCause
 	}
-	c.mu.Unlock()
 	c.cancelFrom(true, DeadlineExceeded, cause, true)
 }
 
@@ -322,6 +306,19 @@ func (c *timerCtx) checkParent() {
 	}
 }
 
+// look is what Done and Err do before they read st: check a foreign
+// parent, and put the deadline on the wheel.
+func (c *timerCtx) look() *slot {
+	if x := c.x.Load(); x != nil && x.foreign {
+		c.checkParent()
+	}
+	if s := c.st.Load(); s != nil {
+		return s
+	}
+	c.arm()
+	return c.st.Load()
+}
+
 // Deadline returns the time when work done on behalf of this context should
 // be canceled.
 func (c *timerCtx) Deadline() (deadline time.Time, ok bool) {
@@ -330,54 +327,60 @@ func (c *timerCtx) Deadline() (deadline time.Time, ok bool) {
 
 // Done returns a channel that is closed when this context is canceled.
 func (c *timerCtx) Done() <-chan struct{} {
-	if d := c.done.Load(); d != nil {
-		return d.(chan struct{})
+	if d := c.loadDone(); d != nil {
+		return d
 	}
-	if c.foreign {
-		c.checkParent()
+	return c.makeDone()
+}
+
+// makeDone is Done's slow path: the first call makes the channel, unless
+// c is canceled.
+func (c *timerCtx) makeDone() chan struct{} {
+	if s := c.look(); s.final {
+		c.casDone(nil, closedchan)
+	} else {
+		c.casDone(nil, make(chan struct{}))
 	}
-	c.ensureArmed()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d := c.done.Load()
-	if d == nil {
-		if c.err.Load() != nil {
-			return closedchan
-		}
-		d = make(chan struct{})
-		c.done.Store(d)
+	// A channel stored after the first cancel made st final is closed by
+	// that cancel, as it stores closedchan or finds this one.
+	d := c.loadDone()
+	if c.st.Load().final {
+		<-d
 	}
-	return d.(chan struct{})
+	return d
 }
 
 // Err returns nil while Done is not yet closed, DeadlineExceeded if the
 // deadline passed, Canceled if the context was canceled, or the parent's
 // error if the parent was canceled first.
 func (c *timerCtx) Err() error {
-	if e := c.err.Load(); e != nil {
-		c.waitClosed()
-		return *e
+	s := c.st.Load()
+	if s == nil || !s.final {
+		if s = c.look(); !s.final {
+			return nil
+		}
 	}
-	if c.foreign {
-		c.checkParent()
-	}
-	if !c.armed.Load() {
-		c.ensureArmed()
-	}
-	if e := c.err.Load(); e != nil {
-		c.waitClosed()
-		return *e
-	}
-	return nil
+	c.waitClosed()
+	return s.err
 }
 
 // waitClosed returns once c's Done channel, if made, is closed: the first
-// cancel stores the error before it closes the channel, and Err must not
-// report one while Done is open.
+// cancel makes st final before it closes the channel, and Err must not
+// report an error while Done is open.
 func (c *timerCtx) waitClosed() {
-	if d, _ := c.done.Load().(chan struct{}); d != nil {
+	if d := c.loadDone(); d != nil {
 		<-d
 	}
+}
+
+func (c *timerCtx) loadDone() chan struct{} {
+	p := atomic.LoadPointer(&c.done)
+	return *(*chan struct{})(unsafe.Pointer(&p))
+}
+
+func (c *timerCtx) casDone(old, new chan struct{}) bool {
+	return atomic.CompareAndSwapPointer(&c.done,
+		*(*unsafe.Pointer)(unsafe.Pointer(&old)), *(*unsafe.Pointer)(unsafe.Pointer(&new)))
 }
 
 // Value returns the parent's value for key. For context.Cause it reports
@@ -402,18 +405,18 @@ func (c *timerCtx) Value(key any) any {
 func (c *timerCtx) AfterFunc(f func()) (stop func() bool) {
 	n := &funcChild{f: f}
 	c.ensureArmed()
-	c.mu.Lock()
-	if c.err.Load() != nil {
-		c.mu.Unlock()
+	x := c.extra()
+	x.mu.Lock()
+	if c.st.Load().final {
+		x.mu.Unlock()
 		go f()
 		return func() bool { return false }
 	}
-	x := c.extra()
 	if x.children == nil {
 		x.children = make(map[canceler]struct{})
 	}
 	x.children[n] = struct{}{}
-	c.mu.Unlock()
+	x.mu.Unlock()
 	return func() bool { return c.removeChild(n) }
 }
 
@@ -424,7 +427,7 @@ func (n *funcChild) cancel(bool, error, error) { n.f() }
 
 // String describes c as package context describes its own.
 func (c *timerCtx) String() string {
-	if c.cancelOnly {
+	if x := c.x.Load(); x != nil && x.cancelOnly {
 		return contextName(c.parent) + ".WithCancel"
 	}
 	return contextName(c.parent) + ".WithDeadline(" +
