@@ -14,7 +14,25 @@ import (
 // so in a busy process many times a millisecond, and, while an idle timeout
 // is in use, at least every coarseTick, on a timer of its own. Activity
 // stamped with an epoch happened before the next epoch began.
+//
+// The ticker fires at the multiples of coarseTick on clock.Mono, the grid,
+// and the idle timers re-arm for points of the grid shifted by their
+// timeout's remainder (see idler.fire): every wake-up of the wheel's driver
+// costs the process a thread switch or two, and timers due at one instant
+// share one wake-up, so that the idle timeouts of a busy server wake the
+// driver about once a tick, however many connections they watch, instead
+// of once per connection and timeout.
 const coarseTick = 10 * time.Millisecond
+
+// gridUp returns the first point of the grid shifted by off at or after t.
+func gridUp(t, off int64) int64 {
+	const tick = int64(coarseTick)
+	k := (t - off) / tick
+	if at := k*tick + off; at >= t {
+		return at
+	}
+	return (k+1)*tick + off
+}
 
 var coarse struct {
 	mu     sync.Mutex
@@ -28,8 +46,9 @@ func coarseUse() {
 	coarse.mu.Lock()
 	defer coarse.mu.Unlock()
 	if coarse.users++; coarse.users == 1 {
-		epoch.Advance(clock.Mono())
-		coarse.ticker = stashtime.AfterFunc(coarseTick, coarseTickFunc)
+		now := clock.Mono()
+		epoch.Advance(now)
+		coarse.ticker = stashtime.AfterFunc(untilTick(now), coarseTickFunc)
 	}
 }
 
@@ -49,6 +68,12 @@ func coarseTickFunc() {
 	if coarse.ticker == nil {
 		return
 	}
-	epoch.Advance(clock.Mono())
-	coarse.ticker.Reset(coarseTick)
+	now := clock.Mono()
+	epoch.Advance(now)
+	coarse.ticker.Reset(untilTick(now))
+}
+
+// untilTick returns the time from now to the next point of the grid.
+func untilTick(now int64) time.Duration {
+	return time.Duration(gridUp(now+1, 0) - now)
 }

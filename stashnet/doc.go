@@ -33,9 +33,15 @@
 // Read or Write has succeeded for a while. A Read or Write only stamps the
 // connection with a coarse clock's epoch, an atomic load and no clock read
 // (it advances at the wheel's passes, at most once a millisecond, and a
-// shared timer ticks it every 10 ms while idle timeouts are in use); the connection's idle timer reads the clock when it fires and
-// re-arms for the rest of the timeout after the last activity. A connection
-// is closed no earlier than the timeout (plus its share of IdleJitter) after
+// shared timer ticks it every 10 ms while idle timeouts are in use); the
+// connection's idle timer reads the clock when it fires and re-arms for
+// the rest of the timeout after the last activity. The ticks and the
+// re-arms fall on a shared 10 ms grid (shifted by the timeout's remainder),
+// so that a busy connection's timer fires once per timeout and shares the
+// wheel's wake-up with the others': each wake-up of the wheel's driver
+// costs the process thread switches, more than a timer firing does. A
+// connection is closed no earlier than the timeout (plus its share of
+// IdleJitter, in whole 10 ms ticks when the jitter is at least one) after
 // its last activity, and at most about 10 ms later.
 //
 // # What does not

@@ -29,19 +29,27 @@ type idler struct {
 	seen   int64         // under mu: the epoch whose bound was last found final
 	bound  int64         // under mu: that bound, a clock.Mono reading
 	d      time.Duration // the timeout, with this connection's share of the jitter
+	off    int64         // d modulo coarseTick: the shift of the grid the timer fires on
 	onIdle func(net.Conn)
 
 	mu      sync.Mutex
 	timer   *stashtime.Timer
-	stopped bool // by Close, or by idling out
+	at      int64 // the clock.Mono instant the timer was last armed for
+	stopped bool  // by Close, or by idling out
 }
 
 func newIdler(c *conn, o options) *idler {
 	d := o.idle
 	if o.jitter > 0 {
-		d += rand.N(o.jitter)
+		share := rand.N(o.jitter)
+		if o.jitter >= coarseTick {
+			// Whole ticks, so that the connections of a timeout share
+			// its grid (see fire).
+			share -= share % coarseTick
+		}
+		d += share
 	}
-	return &idler{c: c, d: d, onIdle: o.onIdle}
+	return &idler{c: c, d: d, off: int64(d % coarseTick), onIdle: o.onIdle}
 }
 
 // start arms the timer. The connection must be set up: the callback may run
@@ -50,7 +58,10 @@ func (i *idler) start() {
 	coarseUse()
 	i.last.Store(epoch.Now())
 	i.mu.Lock()
-	i.timer = stashtime.AfterFunc(min(i.d, time.Duration(epoch.Span/2)), i.fire)
+	now := clock.Mono()
+	at := gridUp(now+int64(i.d)-gridSlop, i.off)
+	i.at = min(at, now+epoch.Span/2)
+	i.timer = stashtime.AfterFunc(time.Duration(i.at-now), i.fire)
 	i.mu.Unlock()
 }
 
@@ -68,6 +79,17 @@ func (i *idler) touch() {
 }
 
 // fire is the timer's callback.
+//
+// The connection is idle from bound + d on. Until then the timer re-arms
+// for the grid point (see coarse.go) shifted by off at or after bound + d
+// less gridSlop, or, within gridSlop of it, for bound + d itself: a
+// connection busy throughout fires once per timeout, at a grid point that
+// it shares with the other connections of its timeout and, for a multiple
+// of coarseTick, with the ticker. For a connection fallen silent, bound is
+// the start of the epoch after its last activity, at most a tick after it
+// and, epochs beginning at the grid's passes, a little past a grid point;
+// the timer comes a little before bound + d and re-arms for the rest, so
+// that the close comes at most about a tick after the timeout.
 func (i *idler) fire() {
 	i.mu.Lock()
 	if i.stopped {
@@ -82,10 +104,15 @@ func (i *idler) fire() {
 			i.seen, i.bound = e, bound
 		}
 	}
-	if left := time.Duration(bound + int64(i.d) - now); left > 0 {
+	if due := bound + int64(i.d); due > now {
+		at := due
+		if due-now > gridSlop {
+			at = gridUp(due-gridSlop, i.off)
+		}
 		// Back within half the span the epochs are remembered for,
 		// while a newer stamp still resolves.
-		i.timer.Reset(min(left, time.Duration(epoch.Span/2)))
+		i.at = min(at, now+epoch.Span/2)
+		i.timer.Reset(time.Duration(i.at - now))
 		i.mu.Unlock()
 		return
 	}
@@ -98,6 +125,11 @@ func (i *idler) fire() {
 	}
 	_ = i.c.self.Close()
 }
+
+// gridSlop is how far past a grid point an epoch may begin and still have
+// the idle timers of the timeouts that are multiples of coarseTick come
+// at the grid point: the driver's lateness in waking for the ticker.
+const gridSlop = int64(time.Millisecond)
 
 // stop stops the timer for good.
 func (i *idler) stop() {

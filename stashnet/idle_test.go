@@ -118,3 +118,46 @@ func TestIdleCopyStalled(t *testing.T) {
 		t.Fatal("a copy stalled on a silent peer kept the connection from idling out")
 	}
 }
+
+// TestIdleGrid checks that busy connections' idle timers arm for the
+// points of their timeout's grid, which they share.
+func TestIdleGrid(t *testing.T) {
+	t.Parallel()
+	const idle = 205 * time.Millisecond // off the grid by 5 ms
+	var ws []*conn
+	var peers []net.Conn
+	for range 4 {
+		c, peer := tcpPair(t)
+		w := WrapConn(c, IdleTimeout(idle))
+		defer w.Close()
+		ws = append(ws, w.(stashConn).stashConn())
+		peers = append(peers, peer)
+	}
+	buf := make([]byte, 1)
+	last := time.Now()
+	// Busy for three timeouts, each timer firing and re-arming at
+	// least twice: a byte on each connection every idle/5.
+	for range 15 {
+		for i, w := range ws {
+			write(t, peers[i], "b")
+			if _, err := io.ReadFull(w.self, buf); err != nil {
+				t.Fatalf("busy connection %d: Read: %v", i, err)
+			}
+		}
+		if gap := time.Since(last); gap > idle/2 {
+			// A timer may fire within gridSlop of the timeout and
+			// re-arm off the grid, as it should.
+			t.Skipf("the test stalled for %v: timers may have re-armed for the timeout itself", gap)
+		}
+		last = time.Now()
+		for i, w := range ws {
+			w.idle.mu.Lock()
+			at := w.idle.at
+			w.idle.mu.Unlock()
+			if off := at % int64(coarseTick); off != int64(idle%coarseTick) {
+				t.Fatalf("connection %d: timer armed for %v past a grid point, want %v", i, time.Duration(off), idle%coarseTick)
+			}
+		}
+		time.Sleep(idle / 5)
+	}
+}

@@ -29,10 +29,11 @@ func IdleTimeout(d time.Duration) Option {
 	return func(o *options) { o.idle = d }
 }
 
-// IdleJitter adds a random extra of up to j, drawn once per connection, to
-// its idle timeout, so that connections opened together do not idle out
-// together. It has no effect
-// without IdleTimeout.
+// IdleJitter adds a random extra of less than j, drawn once per
+// connection, to its idle timeout, so that connections opened together do
+// not idle out together. For a j of 10 ms or more the extra is a whole
+// number of 10 ms ticks, so that the connections' idle timers still share
+// the wheel's wake-ups. It has no effect without IdleTimeout.
 func IdleJitter(j time.Duration) Option {
 	return func(o *options) { o.jitter = max(j, 0) }
 }
