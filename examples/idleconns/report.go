@@ -17,6 +17,7 @@ type result struct {
 	msgs       int64         // messages the server received in the window
 	elapsed    time.Duration // length of the window
 	cpu        time.Duration // process CPU time (user+sys) in the window
+	switches   int64         // the process's context switches in the window
 	idleClosed int64         // idle connections closed by their deadline
 	busyClosed int64         // busy connections closed by their deadline
 	lateP50    time.Duration // median lateness of the idle closes
@@ -56,8 +57,8 @@ func writeReport(w io.Writer, rs []result) error {
 		return err
 	}
 	for _, r := range rs {
-		fmt.Fprintf(w, "%s: connections opened in %v; stashtime's wheel fired %.0f timers/s, its driver woke %.0f times/s\n",
-			r.impl, r.dialed.Round(time.Millisecond),
+		fmt.Fprintf(w, "%s: connections opened in %v; %.2f context switches/msg; stashtime's wheel fired %.0f timers/s, its driver woke %.0f times/s\n",
+			r.impl, r.dialed.Round(time.Millisecond), float64(r.switches)/float64(max(r.msgs, 1)),
 			float64(r.fired)/r.elapsed.Seconds(), float64(r.wakes)/r.elapsed.Seconds())
 		// Below this the server is falling behind, and a message it has
 		// yet to read does not push a deadline: busy connections idle out.

@@ -123,7 +123,8 @@ func runImpl(ctx context.Context, im impl, o options) (result, error) {
 		return result{}, err
 	}
 	wheel0 := stashtime.Default().Stats()
-	cpu0, msgs0, start := cpuTime(), srv.msgs.Load(), time.Now()
+	cpu0, csw0 := cpuTime()
+	msgs0, start := srv.msgs.Load(), time.Now()
 	window := time.NewTimer(o.duration)
 	select {
 	case <-window.C:
@@ -132,7 +133,8 @@ func runImpl(ctx context.Context, im impl, o options) (result, error) {
 		stopProfile()
 		return result{}, ctx.Err()
 	}
-	cpu1, msgs1, elapsed := cpuTime(), srv.msgs.Load(), time.Since(start)
+	cpu1, csw1 := cpuTime()
+	msgs1, elapsed := srv.msgs.Load(), time.Since(start)
 	wheel1 := stashtime.Default().Stats()
 	if err := stopProfile(); err != nil {
 		return result{}, err
@@ -168,6 +170,7 @@ func runImpl(ctx context.Context, im impl, o options) (result, error) {
 		msgs:       msgs1 - msgs0,
 		elapsed:    elapsed,
 		cpu:        cpu1 - cpu0,
+		switches:   csw1 - csw0,
 		idleClosed: srv.idleClosed.Load(),
 		busyClosed: srv.busyClosed.Load(),
 		early:      srv.early.Load(),
