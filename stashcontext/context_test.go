@@ -11,6 +11,7 @@ import (
 
 	context "github.com/stashgo/stash/stashcontext"
 	"github.com/stashgo/stash/stashtime"
+	"github.com/stretchr/testify/require"
 )
 
 // An api is the deadline half of package context: package context's own or
@@ -496,5 +497,66 @@ func TestAttachWhileParentCancels(t *testing.T) {
 			t.Fatalf("Cause = %v, want the parent's %v", got, errParent)
 		}
 		cancel()
+	}
+}
+
+// TestPooledTimers checks the timers that canceled contexts leave armed
+// for the next (see slot.go): a context that takes one armed for an earlier
+// deadline is done no earlier than its own, one that takes one armed for a
+// later deadline is done no later than a timer armed for it would make it,
+// and the timers left armed for no context fire and leave the wheel.
+func TestPooledTimers(t *testing.T) {
+	const n = 200
+	w := stashtime.Default()
+	before := w.Stats().Live
+	leave := func(d time.Duration) (dl time.Time) {
+		dl = time.Now().Add(d)
+		var cancels []stdcontext.CancelFunc
+		for range n {
+			ctx, cancel := context.WithTimeout(context.Background(), d)
+			_ = ctx.Done()
+			cancels = append(cancels, cancel)
+		}
+		for _, c := range cancels {
+			c()
+		}
+		return dl
+	}
+	// check makes n contexts with timeout d, and requires each to be done
+	// no earlier than its deadline and before by.
+	check := func(d time.Duration, by time.Time) {
+		t.Helper()
+		type result struct{ early, late time.Duration }
+		results := make(chan result, n)
+		for range n {
+			ctx, cancel := context.WithTimeout(context.Background(), d)
+			dl, _ := ctx.Deadline()
+			go func() {
+				defer cancel()
+				var now time.Time
+				select {
+				case <-ctx.Done():
+					now = time.Now()
+				case <-time.After(patience):
+					now = time.Now()
+				}
+				results <- result{early: dl.Sub(now), late: now.Sub(by)}
+			}()
+		}
+		for range n {
+			r := <-results
+			require.LessOrEqual(t, r.early, time.Duration(0), "timeout %v: done before its deadline", d)
+			require.Less(t, r.late, time.Duration(0), "timeout %v: done too late", d)
+		}
+	}
+	leave(20 * time.Millisecond)
+	check(100*time.Millisecond, time.Now().Add(patience)) // timers armed for earlier deadlines fire first
+	by := leave(1900 * time.Millisecond)
+	check(10*time.Millisecond, by) // timers armed for later deadlines are re-armed
+	// Left armed for nobody, the near timers fire within lazyWithin (2s).
+	deadline := time.Now().Add(patience)
+	for w.Stats().Live-before > n/10 {
+		require.True(t, time.Now().Before(deadline), "%d timers still armed", w.Stats().Live-before)
+		time.Sleep(10 * time.Millisecond)
 	}
 }

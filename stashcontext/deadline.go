@@ -21,11 +21,10 @@ type timerCtx struct {
 	deadline time.Time
 
 	// st is where c stands (see slot.go): nil while its deadline is not
-	// on the wheel; arming while one goroutine puts it there; the slot
-	// whose timer holds it, or noTimer if it needs none; once canceled, a
-	// final slot with the error and cause, which it keeps. Only the first
-	// cancel moves it to a final slot, and it takes the slot it replaces
-	// off the wheel.
+	// watched; the slot whose timer watches it, or noTimer if it needs
+	// none; once canceled, a final slot with the error and cause, which it
+	// keeps. Only the first cancel moves it to a final slot, and it pools
+	// the slot it replaces (see slot.put).
 	st atomic.Pointer[slot]
 	// done is the Done channel (a chan struct{}): nil until asked for or
 	// canceled, then never changed. Only the first cancel closes it, after
@@ -101,22 +100,27 @@ func (c *timerCtx) ensureArmed() {
 	}
 }
 
-// arm is ensureArmed's slow path. Of goroutines that find st nil, one moves
-// it to arming and puts the deadline on the wheel; a cancel meanwhile moves
-// arming to final, and then the arming goroutine takes its slot off again.
+// arm is ensureArmed's slow path. Goroutines that find st nil each take
+// a slot that watches c's deadline; the first to store it in st wins, and
+// the others, or one that finds c canceled meanwhile, put theirs back.
 func (c *timerCtx) arm() {
-	if !c.st.CompareAndSwap(nil, arming) {
-		return
-	}
-	dur, bubble := remaining(c.deadline)
+	now, dur, bubble := remaining(c.deadline)
 	if dur <= 0 {
-		c.expire()
+		c.expireFrom(nil)
 		return
 	}
-	s := newSlot(c, dur, bubble)
-	if !c.st.CompareAndSwap(arming, s) {
-		s.release() // canceled meanwhile
+	s := newSlot(c, now, dur, bubble)
+	if !c.st.CompareAndSwap(nil, s) {
+		s.put()
 	}
+}
+
+// stand returns c.st; c may be nil.
+func (c *timerCtx) stand() *slot {
+	if c == nil {
+		return nil
+	}
+	return c.st.Load()
 }
 
 // withCancel returns, for a parent whose deadline cur is earlier than the
@@ -233,16 +237,19 @@ func (c *timerCtx) removeChild(child canceler) bool {
 	return ok
 }
 
-// cancel closes c's Done channel, records err and cause (nil: err), stops
-// c's timer, cancels c's children and, if removeFromParent, detaches c from
-// its parent. Only the first call does anything.
+// cancel closes c's Done channel, records err and cause (nil: err), pools
+// the slot that watched c's deadline, cancels c's children and, if
+// removeFromParent, detaches c from its parent. Only the first call does
+// anything.
 func (c *timerCtx) cancel(removeFromParent bool, err, cause error) {
-	c.cancelFrom(removeFromParent, err, cause, false)
+	if s := c.cancelFrom(removeFromParent, err, cause); s != nil {
+		s.put()
+	}
 }
 
-// cancelFrom is cancel; fired reports that c's timer called it, so that
-// the timer need not be stopped (and its slot is not reused).
-func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error, fired bool) {
+// cancelFrom is cancel, but returns the slot that watched c's deadline,
+// if this call took it off c, for the caller to put back.
+func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) *slot {
 	if err == nil {
 		panic("context: internal error: missing cancel error")
 	}
@@ -251,23 +258,25 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error, fired boo
 	for {
 		old = c.st.Load()
 		if old != nil && old.final {
-			return // already canceled
+			return nil // already canceled
 		}
 		if c.st.CompareAndSwap(old, f) {
 			break
 		}
 	}
-	if !c.casDone(nil, closedchan) {
-		if d := c.loadDone(); d != closedchan {
+	if old != nil && old.t == nil {
+		old = nil // noTimer
+	}
+	// Done stores closedchan only once st is final, and only this call
+	// closes a channel Done made.
+	if d := c.loadDone(); d != nil || !c.casDone(nil, closedchan) {
+		if d = c.loadDone(); d != closedchan {
 			close(d)
 		}
 	}
-	if old != nil && old.t != nil && !fired {
-		old.release()
-	}
 	x := c.x.Load()
 	if x == nil {
-		return
+		return old
 	}
 	x.mu.Lock()
 	children := x.children
@@ -287,15 +296,22 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error, fired boo
 			p.removeChild(c)
 		}
 	}
+	return old
 }
 
-// expire cancels c as its deadline passes.
-func (c *timerCtx) expire() {
+// expireFrom cancels c as its deadline passes, seen by s's callback (nil:
+// by arm), and reports whether that took s off c, for the caller to put
+// back.
+func (c *timerCtx) expireFrom(s *slot) bool {
 	var cause error
 	if x := c.x.Load(); x != nil {
 		cause = x.deadlineCause
 	}
-	c.cancelFrom(true, DeadlineExceeded, cause, true)
+	old := c.cancelFrom(true, DeadlineExceeded, cause)
+	if old != nil && old != s {
+		old.put()
+	}
+	return old != nil && old == s
 }
 
 // checkParent cancels c if its foreign parent is canceled and the

@@ -23,9 +23,13 @@
 // context.AfterFunc, context.WithoutCancel and Value work as with package
 // context, and the children attach to it without a goroutine each: it has
 // the AfterFunc method that package context uses for that. Canceling it
-// stops its timer at once, so a request that finishes early leaves
-// nothing on the wheel; the stopped timer is kept in a pool and re-armed
-// with Reset by the next context.
+// puts its timer in a pool for the next context: stopped if it was armed
+// more than 2s ahead, left armed otherwise, and then a next context whose
+// deadline is no earlier keeps it as it is, so that contexts with one
+// timeout that finish early do not touch the wheel at all. When such a
+// timer fires before the deadline of the context that holds it, it is
+// re-armed for that deadline (see slot.go); a timer left armed for no
+// context fires within 2s and leaves the wheel.
 //
 // # What moves onto the wheel and what does not
 //

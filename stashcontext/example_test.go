@@ -11,7 +11,7 @@ import (
 // Swap the import, and every deadline is a timer on stash's wheel.
 func ExampleWithTimeout() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel() // releases the wheel's timer at once if the work finishes first
+	defer cancel() // releases the context's timer if the work finishes first
 
 	select {
 	case <-time.After(time.Second):

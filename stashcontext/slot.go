@@ -8,19 +8,33 @@ import (
 	"github.com/stashgo/stash/stashtime"
 )
 
-// A slot is where a timerCtx stands (timerCtx.st): a deadline's timer on
-// the wheel, one of the markers arming and noTimer, or, once the context is
-// canceled, a final slot with its error and cause.
+// A slot is where a timerCtx stands (timerCtx.st): a timer on the wheel
+// that watches its deadline, noTimer, or,
+// once the context is canceled, a final slot with its error and cause.
 //
-// A context that is canceled before its deadline stops its slot's timer
-// and, once Stop says the callback will not run, returns the slot to a
-// pool, so that the next context re-arms the timer with Reset instead of
-// allocating one.
+// A slot's timer outlives its contexts. A context canceled before its
+// deadline returns its slot to a pool with the timer still armed, unless
+// the timer is far (armed more than lazyWithin ahead), which it stops. The
+// next context takes the slot and keeps the timer as it is if it fires no
+// later than its own deadline, which is so when both have the same timeout:
+// then neither touches the wheel. The callback looks at the slot's context
+// when the timer fires: none, and the slot rests; one not yet due, and the
+// callback re-arms the timer for that context's deadline; one due, and it
+// expires it. So a context is done no earlier than its deadline, and no
+// later than a timer armed for it would make it.
 type slot struct {
 	t *stashtime.Timer
-	// c is the context the timer is armed for. It is set before the
-	// timer is armed, and read by the callback, which runs after that.
+
+	mu sync.Mutex
+	// c is the context the slot watches, nil while pooled; guarded by mu.
 	c *timerCtx
+	// pending reports that the timer is armed or its callback is due to
+	// run, and when (on clock.FromTime's scale) is when it fires, give or
+	// take the scheduling delay of the Reset that armed it; far, that it
+	// was armed more than lazyWithin ahead. Guarded by mu.
+	pending bool
+	far     bool
+	when    int64
 	// bubble reports a timer made inside a testing/synctest bubble, where
 	// stashtime hands timers to package time, on the bubble's fake clock:
 	// such a slot is never pooled, and none is taken from the pool there.
@@ -33,12 +47,13 @@ type slot struct {
 	cause error
 }
 
-// The markers: arming while a goroutine puts the deadline on the wheel
-// (see timerCtx.arm), noTimer for a context that needs no timer of its own.
-var (
-	arming  = &slot{}
-	noTimer = &slot{}
-)
+// lazyWithin bounds how long a timer may stay armed for no context: a
+// canceled context stops a timer armed further ahead than that, and pools
+// one armed nearer still armed.
+const lazyWithin = 2 * time.Second
+
+// noTimer is the slot of a context that needs no timer of its own.
+var noTimer = &slot{}
 
 // The final slots of the common cancels, so that they allocate nothing.
 var (
@@ -60,47 +75,88 @@ func finalSlot(err, cause error) *slot {
 	return &slot{final: true, err: err, cause: cause}
 }
 
-var slots sync.Pool // of *slot, their timers stopped
+var slots sync.Pool // of *slot, c nil
 
-// newSlot returns a slot whose timer cancels c after d. A slot whose timer
-// fired is never reused, so its callback reads the c that armed it.
-func newSlot(c *timerCtx, d time.Duration, bubble bool) *slot {
+// newSlot returns a slot that watches c, whose deadline is dur after the
+// reading now (bubble: taken inside a testing/synctest bubble).
+func newSlot(c *timerCtx, now int64, dur time.Duration, bubble bool) *slot {
 	if !bubble {
 		if s, _ := slots.Get().(*slot); s != nil {
+			s.mu.Lock()
 			s.c = c
-			s.t.Reset(d)
+			if !s.pending || s.when > now+int64(dur) {
+				s.reset(now, dur)
+			}
+			s.mu.Unlock()
 			return s
 		}
 	}
 	s := &slot{c: c, bubble: bubble}
-	s.t = stashtime.AfterFunc(d, s.fire)
+	s.mu.Lock()
+	s.t = stashtime.AfterFunc(dur, s.fire)
+	s.setWhen(now, dur)
+	s.mu.Unlock()
 	return s
 }
 
-// fire is the timer's callback.
-func (s *slot) fire() { s.c.expire() }
+// reset arms the timer dur after the reading now. s.mu is held.
+func (s *slot) reset(now int64, dur time.Duration) {
+	s.t.Reset(dur)
+	s.setWhen(now, dur)
+}
 
-// release stops the timer and pools the slot if its callback will not run,
-// letting go of its context (and with it the context's parents and values).
-func (s *slot) release() {
-	if s.t.Stop() && !s.bubble {
-		s.c = nil
+func (s *slot) setWhen(now int64, dur time.Duration) {
+	s.pending, s.far, s.when = true, dur > lazyWithin, now+int64(dur)
+}
+
+// fire is the timer's callback.
+func (s *slot) fire() {
+	s.mu.Lock()
+	c := s.c
+	if st := c.stand(); c != nil && (st == nil || !st.final) {
+		if now, dur, _ := remaining(c.deadline); dur > 0 {
+			s.reset(now, dur) // armed for an earlier context: not c's deadline yet
+			s.mu.Unlock()
+			return
+		}
+	}
+	s.pending = false
+	s.mu.Unlock()
+	if c != nil && c.expireFrom(s) {
+		s.put()
+	}
+}
+
+// put lets go of the slot's context (and with it the context's parents and
+// values) and pools the slot, its timer stopped if it is far.
+func (s *slot) put() {
+	s.mu.Lock()
+	s.c = nil
+	if s.pending && (s.far || s.bubble) && s.t.Stop() {
+		s.pending = false
+	}
+	s.mu.Unlock()
+	if !s.bubble {
 		slots.Put(s)
 	}
 }
 
-// remaining returns the time left until the deadline d, and whether the
-// caller is inside a testing/synctest bubble. A d with a monotonic reading
-// (time.Now's, outside a bubble) is compared with a reading of the
-// monotonic clock alone, which costs about half of time.Now.
-func remaining(d time.Time) (time.Duration, bool) {
+// remaining returns a reading now and the time dur left then until the
+// deadline d, and whether the caller is inside a testing/synctest bubble.
+// A d with a monotonic reading (time.Now's, outside a bubble) is compared
+// with a reading of the monotonic clock alone, which costs about half of
+// time.Now. now is on clock.FromTime's scale, or meaningless in a bubble.
+func remaining(d time.Time) (now int64, dur time.Duration, bubble bool) {
 	if d != d.Round(0) {
 		if now, ok := clock.TimeNow(); ok {
-			return time.Duration(clock.FromTime(d) - now), false
+			return now, time.Duration(clock.FromTime(d) - now), false
 		}
 	}
-	now := time.Now()
-	return d.Sub(now), inBubble(now)
+	t := time.Now()
+	if inBubble(t) {
+		return 0, d.Sub(t), true
+	}
+	return clock.FromTime(t), d.Sub(t), false
 }
 
 // inBubble reports whether now, a reading of time.Now, was taken inside a
