@@ -16,22 +16,23 @@ import (
 // stamped with an epoch happened before the next epoch began.
 //
 // The ticker fires at the multiples of coarseTick on clock.Mono, the grid,
-// and the idle timers re-arm for points of the grid shifted by their
-// timeout's remainder (see idler.fire): every wake-up of the wheel's driver
-// costs the process a thread switch or two, and timers due at one instant
-// share one wake-up, so that the idle timeouts of a busy server wake the
-// driver about once a tick, however many connections they watch, instead
-// of once per connection and timeout.
+// and the idle timers of busy connections fire at points of the grid
+// shifted by their timeout's remainder (see idler.fire): every wake-up of
+// the wheel's driver costs the process a thread switch or more, and timers
+// due at one instant share one wake-up, so that the idle timeouts of a busy
+// server wake the driver a few times a tick, however many connections they
+// watch, instead of once per connection and timeout.
 const coarseTick = 10 * time.Millisecond
 
-// gridUp returns the first point of the grid shifted by off at or after t.
-func gridUp(t, off int64) int64 {
+// gridDown returns the last point of the grid shifted by off at or before
+// t.
+func gridDown(t, off int64) int64 {
 	const tick = int64(coarseTick)
 	k := (t - off) / tick
-	if at := k*tick + off; at >= t {
-		return at
+	if (t-off)%tick < 0 {
+		k--
 	}
-	return (k+1)*tick + off
+	return k*tick + off
 }
 
 var coarse struct {
@@ -75,5 +76,5 @@ func coarseTickFunc() {
 
 // untilTick returns the time from now to the next point of the grid.
 func untilTick(now int64) time.Duration {
-	return time.Duration(gridUp(now+1, 0) - now)
+	return time.Duration(gridDown(now, 0) + int64(coarseTick) - now)
 }

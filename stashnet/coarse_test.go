@@ -25,22 +25,22 @@ func TestCoarseTicks(t *testing.T) {
 	}
 }
 
-func TestGridUp(t *testing.T) {
+func TestGridDown(t *testing.T) {
 	const tick = int64(coarseTick)
 	for _, tc := range []struct{ t, off, want int64 }{
 		{0, 0, 0},
-		{1, 0, tick},
+		{1, 0, 0},
+		{tick - 1, 0, 0},
 		{tick, 0, tick},
-		{tick + 1, 0, 2 * tick},
-		{5 * tick, 3, 5*tick + 3},
+		{5 * tick, 3, 4*tick + 3},
 		{5*tick + 3, 3, 5*tick + 3},
-		{5*tick + 4, 3, 6*tick + 3},
-		{2, 3, 3},
-		{-1, 0, 0},
-		{-tick - 1, 0, -tick},
+		{5*tick + 4, 3, 5*tick + 3},
+		{2, 3, 3 - tick},
+		{-1, 0, -tick},
+		{-tick, 0, -tick},
 	} {
-		if got := gridUp(tc.t, tc.off); got != tc.want {
-			t.Errorf("gridUp(%d, %d) = %d, want %d", tc.t, tc.off, got, tc.want)
+		if got := gridDown(tc.t, tc.off); got != tc.want {
+			t.Errorf("gridDown(%d, %d) = %d, want %d", tc.t, tc.off, got, tc.want)
 		}
 	}
 }

@@ -59,7 +59,10 @@ func (i *idler) start() {
 	i.last.Store(epoch.Now())
 	i.mu.Lock()
 	now := clock.Mono()
-	at := gridUp(now+int64(i.d)-gridSlop, i.off)
+	at := gridDown(now+int64(i.d), i.off)
+	if at <= now {
+		at = now + int64(i.d)
+	}
 	i.at = min(at, now+epoch.Span/2)
 	i.timer = stashtime.AfterFunc(time.Duration(i.at-now), i.fire)
 	i.mu.Unlock()
@@ -81,15 +84,12 @@ func (i *idler) touch() {
 // fire is the timer's callback.
 //
 // The connection is idle from bound + d on. Until then the timer re-arms
-// for the grid point (see coarse.go) shifted by off at or after bound + d
-// less gridSlop, or, within gridSlop of it, for bound + d itself: a
-// connection busy throughout fires once per timeout, at a grid point that
-// it shares with the other connections of its timeout and, for a multiple
-// of coarseTick, with the ticker. For a connection fallen silent, bound is
-// the start of the epoch after its last activity, at most a tick after it
-// and, epochs beginning at the grid's passes, a little past a grid point;
-// the timer comes a little before bound + d and re-arms for the rest, so
-// that the close comes at most about a tick after the timeout.
+// for the last point before it of the grid (see coarse.go) shifted by off,
+// or, with none left before it, for bound + d itself: a connection busy
+// throughout fires once per timeout, at a grid point that it shares with
+// the other connections of its timeout and, for a multiple of coarseTick,
+// with the ticker; one fallen silent fires once more, at bound + d, and is
+// closed then, late only by the time its epoch took to end.
 func (i *idler) fire() {
 	i.mu.Lock()
 	if i.stopped {
@@ -105,9 +105,9 @@ func (i *idler) fire() {
 		}
 	}
 	if due := bound + int64(i.d); due > now {
-		at := due
-		if due-now > gridSlop {
-			at = gridUp(due-gridSlop, i.off)
+		at := gridDown(due, i.off)
+		if at <= now {
+			at = due
 		}
 		// Back within half the span the epochs are remembered for,
 		// while a newer stamp still resolves.
@@ -125,11 +125,6 @@ func (i *idler) fire() {
 	}
 	_ = i.c.self.Close()
 }
-
-// gridSlop is how far past a grid point an epoch may begin and still have
-// the idle timers of the timeouts that are multiples of coarseTick come
-// at the grid point: the driver's lateness in waking for the ticker.
-const gridSlop = int64(time.Millisecond)
 
 // stop stops the timer for good.
 func (i *idler) stop() {

@@ -145,8 +145,8 @@ func TestIdleGrid(t *testing.T) {
 			}
 		}
 		if gap := time.Since(last); gap > idle/2 {
-			// A timer may fire within gridSlop of the timeout and
-			// re-arm off the grid, as it should.
+			// A timer that finds no grid point left before the
+			// timeout re-arms for the timeout itself, as it should.
 			t.Skipf("the test stalled for %v: timers may have re-armed for the timeout itself", gap)
 		}
 		last = time.Now()
