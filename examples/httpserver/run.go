@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stashgo/stash/stashnet"
+	"github.com/stashgo/stash/stashtime"
 )
 
 // fdReserve is the file descriptors left for everything but the
@@ -25,6 +26,9 @@ type result struct {
 	reqs     int64         // requests served in the window
 	elapsed  time.Duration // length of the window
 	cpu      time.Duration // process CPU time (user+sys) in the window
+	switches int64         // the process's context switches in the window
+	fired    int64         // timers stashtime's default wheel fired in the window
+	wakes    int64         // times its driver woke in the window
 	failed   int64         // loaded connections that failed
 	slowCut  time.Duration // when the slow-header client was cut, from its dial
 	idleShut time.Duration // when the idle connection was closed, from its request
@@ -131,7 +135,9 @@ func runImpl(ctx context.Context, impl string, o options) (result, error) {
 	go func() { slow <- slowHeader(addr, o.rht+o.duration+time.Minute) }()
 	go func() { idle <- idleConn(addr, o.idle+o.duration+time.Minute) }()
 
-	cpu0, reqs0, start := cpuTime(), reqs.Load(), time.Now()
+	wheel0 := stashtime.Default().Stats()
+	cpu0, csw0 := cpuTime()
+	reqs0, start := reqs.Load(), time.Now()
 	window := time.NewTimer(o.duration)
 	select {
 	case <-window.C:
@@ -139,11 +145,16 @@ func runImpl(ctx context.Context, impl string, o options) (result, error) {
 		window.Stop()
 		return result{}, ctx.Err()
 	}
+	cpu1, csw1 := cpuTime()
+	wheel1 := stashtime.Default().Stats()
 	r := result{
-		impl:    impl,
-		cpu:     cpuTime() - cpu0,
-		reqs:    reqs.Load() - reqs0,
-		elapsed: time.Since(start),
+		impl:     impl,
+		cpu:      cpu1 - cpu0,
+		switches: csw1 - csw0,
+		reqs:     reqs.Load() - reqs0,
+		elapsed:  time.Since(start),
+		fired:    wheel1.Fired - wheel0.Fired,
+		wakes:    wheel1.Wakes - wheel0.Wakes,
 	}
 	ld.close()
 	r.failed = ld.failed.Load()
@@ -160,6 +171,11 @@ func writeReport(w io.Writer, rs []result) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, r := range rs {
+		fmt.Fprintf(w, "%s: %.2f context switches/req; stashtime's wheel fired %.0f timers/s, its driver woke %.0f times/s\n",
+			r.impl, float64(r.switches)/float64(max(r.reqs, 1)),
+			float64(r.fired)/r.elapsed.Seconds(), float64(r.wakes)/r.elapsed.Seconds())
 	}
 	if len(rs) == 2 {
 		base, r := rs[0], rs[1]

@@ -7,5 +7,6 @@ import "time"
 // fdLimit reports that the limit on open files is unknown.
 func fdLimit() (uint64, bool) { return 0, false }
 
-// cpuTime returns 0: the process's CPU time is not measured here.
-func cpuTime() time.Duration { return 0 }
+// cpuTime returns zeros: the process's CPU time and context switches are
+// not measured here.
+func cpuTime() (time.Duration, int64) { return 0, 0 }

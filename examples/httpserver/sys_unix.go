@@ -24,11 +24,12 @@ func fdLimit() (uint64, bool) {
 	return l.Cur, true
 }
 
-// cpuTime returns the user and system CPU time the process has used.
-func cpuTime() time.Duration {
+// cpuTime returns the user and system CPU time the process has used, and
+// the context switches its threads have made, voluntary or not.
+func cpuTime() (time.Duration, int64) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return 0, 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), int64(ru.Nvcsw + ru.Nivcsw)
 }
