@@ -27,8 +27,9 @@ type timerCtx struct {
 	// the slot it replaces (see slot.put).
 	st atomic.Pointer[slot]
 	// done is the Done channel (a chan struct{}): nil until asked for or
-	// canceled, then never changed. Only the first cancel closes it, after
-	// st is final; a Done or Err that sees st final waits for that.
+	// canceled, then never changed. A channel Done makes is closed by the
+	// first cancel, after st is final; a Done or Err that sees st final
+	// waits for that. Otherwise it is closedchan.
 	done unsafe.Pointer
 	x    atomic.Pointer[extra] // nil until needed; never changed once set
 }
@@ -85,9 +86,9 @@ func withDeadline(parent Context, d time.Time, dur time.Duration, cause error) (
 	return c, func() { c.cancel(true, Canceled, nil) }
 }
 
-// ensureArmed puts c's deadline on the wheel, unless it is there already,
-// or c is canceled, or the deadline has passed, in which case it cancels c
-// with DeadlineExceeded at once.
+// ensureArmed gives c a slot whose timer watches its deadline (see
+// slot.go), unless it has one already, or c is canceled, or the deadline
+// has passed, in which case it cancels c with DeadlineExceeded at once.
 //
 // A deadline goes on the wheel only once something could see it pass: Done
 // or Err is called, or a child or an AfterFunc is attached. Until then
@@ -113,14 +114,6 @@ func (c *timerCtx) arm() {
 	if !c.st.CompareAndSwap(nil, s) {
 		s.put()
 	}
-}
-
-// stand returns c.st; c may be nil.
-func (c *timerCtx) stand() *slot {
-	if c == nil {
-		return nil
-	}
-	return c.st.Load()
 }
 
 // withCancel returns, for a parent whose deadline cur is earlier than the

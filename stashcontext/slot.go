@@ -109,15 +109,19 @@ func (s *slot) setWhen(now int64, dur time.Duration) {
 	s.pending, s.far, s.when = true, dur > lazyWithin, now+int64(dur)
 }
 
-// fire is the timer's callback.
+// fire is the timer's callback. It re-arms the timer for the slot's
+// context if that is not yet due (the timer was armed for an earlier one),
+// and expires it otherwise.
 func (s *slot) fire() {
 	s.mu.Lock()
 	c := s.c
-	if st := c.stand(); c != nil && (st == nil || !st.final) {
-		if now, dur, _ := remaining(c.deadline); dur > 0 {
-			s.reset(now, dur) // armed for an earlier context: not c's deadline yet
-			s.mu.Unlock()
-			return
+	if c != nil {
+		if st := c.st.Load(); st == nil || !st.final {
+			if now, dur, _ := remaining(c.deadline); dur > 0 {
+				s.reset(now, dur)
+				s.mu.Unlock()
+				return
+			}
 		}
 	}
 	s.pending = false
