@@ -27,7 +27,7 @@ func contextSteps(c *config) int { return len(c.liveSizes) * 2 * c.rounds }
 // timeout, with other contexts pending (made with timeouts over [liveMin,
 // liveMin+liveSpan), their Done channels asked for, not canceled); ns/op
 // and B/op at each live count, without and with a look at Done before the
-// cancel (stashcontext puts a deadline on the wheel only once something
+// cancel (stashcontext has a timer watch a deadline only once something
 // could see it pass).
 func contextRows(r *runner) {
 	for i, n := range r.cfg.liveSizes {
@@ -70,7 +70,7 @@ func contextRows(r *runner) {
 				time: median(ns[done][0]), stash: median(ns[done][1])}
 			if i == 0 && done == 0 {
 				rw.note = "the time column is package context, stash is stashcontext; " +
-					"\"Done\": the Done channel asked for before cancel (puts the deadline on stash's wheel)"
+					"\"Done\": the Done channel asked for before cancel (a timer on stash's wheel then watches the deadline)"
 			}
 			r.res.add(rw)
 			r.res.add(row{workload: wl, metric: "B/op" + suffix, unit: unitBytes,

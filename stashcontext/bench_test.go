@@ -99,7 +99,8 @@ func BenchmarkWithTimeoutCancel(b *testing.B) {
 }
 
 // BenchmarkWithTimeoutDoneCancel is the same with the Done channel asked
-// for, as a select on it does: the deadline goes on the wheel.
+// for, as a select on it does: a timer on the wheel watches the deadline,
+// here the pooled one the last context left armed (see slot.go).
 func BenchmarkWithTimeoutDoneCancel(b *testing.B) {
 	benchLive(b, func(b *testing.B, im impl) {
 		bg := stdcontext.Background()
