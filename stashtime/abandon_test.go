@@ -8,8 +8,8 @@ package stashtime
 //     allocations in use (Mallocs-Frees) after three collections. time's
 //     are freed by three back-to-back runtime.GC calls (by the first, in
 //     fact). stash's need three collections with the program running a
-//     moment between them: the nursery weakens after the first (see
-//     nursery.go), the second frees the channels and runs their cleanups
+//     moment between them: the wheel weakens after the first (see
+//     intake.go), the second frees the channels and runs their cleanups
 //     (see weakchan.go), the third frees the entries. Back to back, the
 //     weakening overlaps the second collection and the count is logged.
 //   - The hot-loop idiom select { case <-work: case <-After(time.Minute): }
@@ -136,34 +136,32 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// nurseryIdle reports whether no sweep of the nursery is running.
-func nurseryIdle() bool { return theNursery.done.Load() == theNursery.begun.Load() }
-
 // collectAbandoned abandons 10,000 timers of kind and returns the
 // allocations in use per timer after each of six collections, counted from
 // before they were made. Paced (stash only), the first three collections
 // are each followed by waiting for what the wheel does after it: the
-// nursery's sweep, the cleanups that stop the abandoned timers, the drain
-// that lets go of the intake's listings. Otherwise they are back to back.
-// Eager, a sweep has first found a few dozen abandoned timers of the kind
-// pending, as it does in a program that abandons timers all along, and the
-// nursery is eager (see nursery.go).
+// intake's sweep, the cleanups that stop the abandoned timers, the drain
+// that lets go of the listings to be filed. Otherwise they are back to
+// back. Eager, a sweep has first found a few dozen abandoned timers of the
+// kind pending, as it does in a program that abandons timers all along,
+// and the intake is eager (see intake.go).
 func collectAbandoned(t *testing.T, stash, paced, eager bool, kind string) []float64 {
 	const n = 10_000
 	mk := abandonMaker(stash, kind)
+	var in *intake
+	if stash {
+		in = &Default().intake
+	}
 	settle := func() {
 		for range 3 {
 			runtime.GC()
 			time.Sleep(10 * time.Millisecond)
 		}
 		if stash {
-			waitUntil(t, "settled", func() bool { return nurseryIdle() && Default().Stats().Live == 0 })
+			waitUntil(t, "settled", func() bool { return sweepIdle(in) && Default().Stats().Live == 0 })
 			Default().Sync()
 		}
 		runtime.GC()
-	}
-	if stash {
-		Default()
 	}
 	mk() // the first of a kind allocates what the rest reuse
 	if eager {
@@ -173,8 +171,8 @@ func collectAbandoned(t *testing.T, stash, paced, eager bool, kind string) []flo
 	}
 	abandonSink = nil
 	settle()
-	if eager && !theNursery.eager.Load() {
-		t.Fatal("the nursery is not eager after a sweep found abandoned timers pending")
+	if eager && !in.eager.Load() {
+		t.Fatal("the intake is not eager after a sweep found abandoned timers pending")
 	}
 	before := allocsInUse()
 	for range n {
@@ -183,14 +181,18 @@ func collectAbandoned(t *testing.T, stash, paced, eager bool, kind string) []flo
 	abandonSink = nil
 	var per []float64
 	for i := range 6 {
-		swept, armed := theNursery.begun.Load(), theNursery.armed.Load()
+		var swept uint64
+		var armed bool
+		if stash {
+			swept, armed = in.begun.Load(), in.armed.Load()
+		}
 		runtime.GC()
 		if paced && i == 0 { // unless a collection while they were made swept them
-			waitUntil(t, "swept", func() bool { return (!armed || theNursery.begun.Load() != swept) && nurseryIdle() })
+			waitUntil(t, "swept", func() bool { return (!armed || in.begun.Load() != swept) && sweepIdle(in) })
 		}
 		if paced && i == 1 {
 			waitUntil(t, "stopped", func() bool { return Default().Stats().Live == 0 })
-			Default().Sync() // a pass: the drain lets go of the intake's listings
+			Default().Sync() // a pass: the drain lets go of the listings to be filed
 		}
 		if paced || i >= 2 {
 			per = append(per, float64(allocsInUse()-before)/n)

@@ -23,16 +23,17 @@ const (
 )
 
 // How a channel timer or ticker refers to its channel (entry.grip). It
-// starts strong, which is cheap, and the nursery (see nursery.go) weakens it
-// once the timer has outlived a garbage collection while pending, so that
-// only timers that live long pay for a weak reference.
+// starts strong, which is cheap, and is weakened once the timer has
+// outlived a garbage collection while pending, so that only timers that
+// live long pay for a weak reference; until then the intake lists it to be
+// weakened, in one of two stages (see intake.go).
 type grip uint8
 
 const (
-	gripWeak   grip = iota // ref is a weak handle of the channel
-	gripStrong             // ref is the channel itself
-	gripNursed             // ref is the channel itself, and e is on the nursery's list
-	gripListed             // ref is the channel itself, and the intake lists e (see nursery.go)
+	gripWeak     grip = iota // ref is a weak handle of the channel
+	gripStrong               // ref is the channel itself, and nothing lists e to be weakened
+	gripToFile               // ref is the channel itself, and e's live toFile listing lists it to be weakened too
+	gripToWeaken             // ref is the channel itself, and a toWeaken list lists e
 )
 
 // A holder says where an entry's live holder is (entry.holder).
@@ -43,7 +44,7 @@ const (
 	noHolder     holder = iota
 	storeHolder         // a slot in the store, in bucket qb
 	heapHolder          // an item in the driver's near heap, keyed by when
-	intakeHolder        // a place on a list of the intake (see intake.go)
+	intakeHolder        // a listing on a toFile list of the intake (see intake.go)
 )
 
 // isChan reports whether e is a channel timer (not a ticker).
@@ -56,9 +57,9 @@ func (e *entry) isChan() bool { return e.kind == kindChan }
 //
 //	state    pending holder   live holder          moved by, to
 //	idle     false   none     none                 start, Reset, Sleep: to listed or filed
-//	listed   true    intake   its P's intake list  the consumer's drain: to filed;
-//	                                               Stop: to idle (the listing goes stale);
-//	                                               a later Reset: stays (deadline moved)
+//	listed   true    intake   a listing on the     the consumer's drain: to filed;
+//	                          toFile list of its   Stop: to idle (the listing goes stale);
+//	                          shard (qb-1)         a later Reset: stays (deadline moved)
 //	filed    true    store    slot in bucket qb    the consumer's walk: to near, or filed again
 //	                                               further on; Stop: to idle (slot emptied);
 //	                                               a later Reset: stays (CAS, if open)
@@ -71,9 +72,27 @@ func (e *entry) isChan() bool { return e.kind == kindChan }
 // consumer meets it: only the live one matches the entry's holder and qb
 // (store) or deadline (heap). The entry is open (dl complemented) only while
 // filed with a slot or listed, and not a ticker, nor a channel timer whose
-// channel is held strongly and that is not listed (unlock). Separately,
-// grip says how a channel timer or ticker holds its channel (see
-// nursery.go).
+// channel is held strongly and that is not listed to be weakened (unlock).
+//
+// Separately, a channel timer's or ticker's grip says how it holds its
+// channel, and in which stage of the intake (intake.go) it waits to hold
+// it weakly. Every move takes e.mu, and the shard's lock for a listing.
+//
+//	grip          ref       listed                  moved by, to
+//	strong        channel   not to be weakened      arming (weakenLater), if a ticker or a
+//	                                                timer due weakBeyond or more ahead: to
+//	                                                toFile if listed, else to toWeaken
+//	toFile        channel   by its live toFile      the drain: to toWeaken (eager: to weak);
+//	                        listing                 the sweep: to weak; Stop, an earlier
+//	                                                Reset: to strong (the listing goes stale)
+//	toWeaken      channel   on its shard's          the sweep: to weak if pending, else to
+//	                        toWeaken list           strong
+//	weak          handle    no                      none
+//
+// A timer is listed to be weakened once: a toWeaken listing is never
+// appended for an entry in toFile or toWeaken, and a toFile listing stands
+// for one only while it is the live holder. A closed wheel lists nothing,
+// so a timer started as it closes stays strong.
 //
 // An entry is one timer as the wheel sees it. The store holds *entry values.
 //
@@ -106,12 +125,13 @@ type entry struct {
 
 	mu      sync.Mutex
 	kind    timerKind // set before the entry is shared
-	grip    grip      // what ref holds of a channel: gripWeak, gripStrong, gripNursed or gripListed
+	grip    grip      // what ref holds of a channel, and its stage: gripWeak, gripStrong, gripToFile or gripToWeaken
 	pending bool      // armed and neither fired nor stopped
 	holder  holder    // where the live holder is: noHolder, storeHolder, heapHolder or intakeHolder
 	// qb is, with a store holder, its bucket (see Wheel.bucketNum); with
-	// an intake holder or none, 1 + the intake shard whose lists hold a
-	// listing of e the drain has not yet met, or 0 (see intake.relist).
+	// an intake holder or none, 1 + the intake shard whose toFile list
+	// holds a listing of e the drain has not yet met, or 0 (see
+	// intake.relist).
 	qb uint32
 	// dl is the deadline of the current arming, on the wheel's clock. It
 	// is the only field that changes without mu: while the entry is open
@@ -138,10 +158,11 @@ func (e *entry) lock() {
 // unlock opens the entry if a later deadline can be stored in place, and
 // releases e.mu. That is so when it is armed, its live holder is a store
 // slot (which lies at or before the deadline, so it is examined no later
-// than any later one) or an intake list (whose drain files it by its
+// than any later one) or a toFile listing (whose drain files it by its
 // deadline then), and storing a later deadline needs no other change: it
 // is a timer (a ticker's Reset takes the lock) that is not a channel timer
-// held strongly and unlisted, which a far deadline would list.
+// held strongly and not listed to be weakened, which a far deadline would
+// list (weakenLater).
 func (e *entry) unlock() {
 	if e.pending && (e.holder == storeHolder && e.slot != (stash.Ref{}) || e.holder == intakeHolder) &&
 		(e.kind == kindFunc || e.kind == kindChan && e.grip != gripStrong) {
@@ -247,13 +268,13 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 		}
 		e.w.place(e, now, p)
 	}
-	e.nurseIfLong(now)
+	e.weakenLater(now)
 	return wasPending
 }
 
 // dropHolder takes the live store holder out of its slot if it can, so that it
-// costs nothing more, or lets a live intake listing go stale (and with it
-// the stand-in for the nursery's listing, gripListed). e.mu is held.
+// costs nothing more, or lets a live toFile listing go stale (and with it
+// its listing to be weakened, gripToFile). e.mu is held.
 func (e *entry) dropHolder() {
 	switch e.holder {
 	case storeHolder:
@@ -265,8 +286,8 @@ func (e *entry) dropHolder() {
 		// The listing goes stale, and stays for a later arming to revive
 		// (see intake.relist).
 		e.holder = noHolder
-		if e.grip == gripListed {
-			e.grip = gripStrong // and so does its standing for the nursery's
+		if e.grip == gripToFile {
+			e.grip = gripStrong
 		}
 	}
 	e.slot = stash.Ref{}

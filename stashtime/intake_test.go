@@ -10,8 +10,8 @@ import (
 	"github.com/stashgo/stash/internal/stash"
 )
 
-// newLoneIntake returns an intake of one shard, unregistered, with its
-// floor at 100, and a func timer's entry due then.
+// newLoneIntake returns an intake of one shard, no wheel's, with its floor
+// at 100, and a func timer's entry due then.
 func newLoneIntake(t *testing.T) (*intake, *entry) {
 	w, _ := newManualWheel(t, 0)
 	in := newIntake(1)
@@ -21,13 +21,14 @@ func newLoneIntake(t *testing.T) (*intake, *entry) {
 	return &in, e
 }
 
-// A producer lists a timer only at or beyond the floor, and only while its
-// list has room; the list that reaches intakeWake asks for the driver.
+// A producer lists a timer to be filed only at or beyond the floor, and
+// only while its list has room; the list that reaches intakeWake asks for
+// the driver.
 func TestIntakeListFloorAndCap(t *testing.T) {
 	in, e := newLoneIntake(t)
 	in.floor.Store(101)
-	if got := in.list(e, 0); got != tooSoon {
-		t.Fatalf("deadline below the floor: list = %d, want tooSoon", got)
+	if got := in.listToFile(e, 0); got != tooSoon {
+		t.Fatalf("deadline below the floor: listToFile = %d, want tooSoon", got)
 	}
 	in.floor.Store(100)
 	for i := 1; i <= intakeCap; i++ {
@@ -35,19 +36,20 @@ func TestIntakeListFloorAndCap(t *testing.T) {
 		if i == intakeWake {
 			want = wake
 		}
-		if got := in.list(e, 0); got != want {
-			t.Fatalf("listing %d: list = %d, want %d", i, got, want)
+		if got := in.listToFile(e, 0); got != want {
+			t.Fatalf("listing %d: listToFile = %d, want %d", i, got, want)
 		}
 	}
-	if got := in.list(e, 0); got != full {
-		t.Fatalf("listing beyond the cap: list = %d, want full", got)
+	if got := in.listToFile(e, 0); got != full {
+		t.Fatalf("listing beyond the cap: listToFile = %d, want full", got)
 	}
 	if !in.waiting() {
 		t.Fatal("waiting = false with timers listed")
 	}
 }
 
-// drain files the listed timers still listed and pending, forgets the
+// drain files the listed timers still listed and pending, moves a channel
+// timer listed to be weakened too to its shard's toWeaken, forgets the
 // stopped ones, leaves alone those filed elsewhere since, and raises the
 // floor.
 func TestIntakeDrain(t *testing.T) {
@@ -59,14 +61,21 @@ func TestIntakeDrain(t *testing.T) {
 		e.setFn(func() {})
 		e.setWhen(now + int64(time.Hour))
 		e.pending, e.holder = pending, h
-		if got := in.list(e, 0); got != listed {
-			t.Fatalf("list = %d", got)
+		if got := in.listToFile(e, 0); got != listed {
+			t.Fatalf("listToFile = %d", got)
 		}
 		return e
 	}
 	pending := mk(true, intakeHolder)
 	stopped := mk(false, intakeHolder)
 	moved := mk(true, heapHolder)
+	far := &entry{w: w, kind: kindChan}
+	far.holdCh(make(chan Time, 1))
+	far.setWhen(now + int64(time.Hour))
+	far.pending, far.holder, far.grip = true, intakeHolder, gripToFile
+	if got := in.listToFile(far, 0); got != listed {
+		t.Fatalf("listToFile = %d", got)
+	}
 	floor := in.drain(w, now)
 	if floor != now+intakeAhead || in.floor.Load() != floor {
 		t.Errorf("floor %d (stored %d), want %d", floor, in.floor.Load(), now+intakeAhead)
@@ -88,6 +97,18 @@ func TestIntakeDrain(t *testing.T) {
 	if moved.holder != heapHolder {
 		t.Errorf("timer filed elsewhere: holder %v, want heap", moved.holder)
 	}
+	if far.holder != storeHolder || far.grip != gripToWeaken {
+		t.Errorf("channel timer listed to be weakened too, after the drain: holder %v, grip %v; want store, toWeaken",
+			far.holder, far.grip)
+	}
+	if s := &in.shards[0]; len(s.toWeaken) != 1 || s.toWeaken[0] != far || !in.armed.Load() {
+		t.Errorf("toWeaken after the drain: %d listings, armed %v; want the channel timer, and a canary armed",
+			len(s.toWeaken), in.armed.Load())
+	}
+	far.lock()
+	far.disarm()
+	far.dropHolder()
+	far.unlock()
 }
 
 // A timer due far enough ahead is listed when it starts, and reaches the
@@ -126,10 +147,15 @@ func TestIntakeStartAndStop(t *testing.T) {
 }
 
 // The intake's floor, which the driver writes every pass, is kept off the
-// cache lines of the fields that producers only read.
+// cache lines of the fields that producers only read, and shares
+// sleepUntil's pair of lines with the armed flag, which producers read.
 func TestIntakeFloorLine(t *testing.T) {
 	var w Wheel
 	f := unsafe.Offsetof(w.intake) + unsafe.Offsetof(w.intake.floor)
+	a := unsafe.Offsetof(w.intake) + unsafe.Offsetof(w.intake.armed)
+	if su := unsafe.Offsetof(w.sleepUntil); f/128 != su/128 || a/128 != su/128 {
+		t.Errorf("intake.floor (offset %d) or intake.armed (offset %d) is off sleepUntil's pair of lines (offset %d)", f, a, su)
+	}
 	for name, off := range map[string]uintptr{
 		"store": unsafe.Offsetof(w.store), "bucket": unsafe.Offsetof(w.bucket),
 		"reach": unsafe.Offsetof(w.reach), "stopped": unsafe.Offsetof(w.stopped),
@@ -140,13 +166,13 @@ func TestIntakeFloorLine(t *testing.T) {
 	}
 }
 
-// listings returns how many listings the intake's lists hold.
+// listings returns how many listings the intake's toFile lists hold.
 func (in *intake) listings() int {
 	n := 0
 	for i := range in.shards {
 		s := &in.shards[i]
 		s.mu.Lock()
-		n += len(s.list)
+		n += len(s.toFile)
 		s.mu.Unlock()
 	}
 	return n
@@ -255,12 +281,12 @@ func TestIntakeTwoListings(t *testing.T) {
 	}
 }
 
-// relist lists again only what list would list: at or beyond the floor,
-// and not on a closed wheel's intake.
+// relist lists again only what listToFile would list: at or beyond the
+// floor, and not on a closed wheel's intake.
 func TestIntakeRelistFloorAndClosed(t *testing.T) {
 	in, e := newLoneIntake(t)
-	if got := in.list(e, 0); got != listed || e.qb != 1 {
-		t.Fatalf("list = %d, qb %d; want listed, qb 1", got, e.qb)
+	if got := in.listToFile(e, 0); got != listed || e.qb != 1 {
+		t.Fatalf("listToFile = %d, qb %d; want listed, qb 1", got, e.qb)
 	}
 	if got := in.relist(e, 0); got != listed {
 		t.Fatalf("relist at the floor = %d, want listed", got)
@@ -295,7 +321,7 @@ func (w *Wheel) lockedStart(e *entry, now, when int64) {
 	w.starts.addOn(p, 1)
 	e.mu.Lock()
 	w.place(e, now, p)
-	e.nurseIfLong(now)
+	e.weakenLater(now)
 	e.mu.Unlock()
 	w.notify(now, when)
 }
@@ -305,8 +331,8 @@ func (w *Wheel) lockedStart(e *entry, now, when int64) {
 // intakeAhead and weakBeyond.
 func TestListNewAsLocked(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // a sweep would weaken one of a pair
-	mark := sweepMark(t)
 	w, hp, clk := newHeldWheel(t)
+	mark := sweepMark(t, &w.intake)
 	hp.hold(t, w) // nothing drains the listings meanwhile
 	type state struct {
 		pending        bool
@@ -345,7 +371,7 @@ func TestListNewAsLocked(t *testing.T) {
 				t.Errorf("kind %v, d %v: holder %v, want intake", kind, d, sa.holder)
 			}
 			if sa != sb {
-				if sweptSince(mark) {
+				if sweptSince(&w.intake, mark) {
 					t.Skip("a sweep the test did not ask for ran, after a collection from before it")
 				}
 				t.Errorf("kind %d, d %v: listed without the lock %+v, with it %+v", kind, d, sa, sb)

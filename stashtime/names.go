@@ -26,10 +26,10 @@ func (g grip) String() string {
 		return "weak"
 	case gripStrong:
 		return "strong"
-	case gripNursed:
-		return "nursed"
-	case gripListed:
-		return "listed"
+	case gripToFile:
+		return "toFile"
+	case gripToWeaken:
+		return "toWeaken"
 	}
 	return "grip(" + strconv.Itoa(int(g)) + ")"
 }

@@ -20,7 +20,6 @@ func TestPadding(t *testing.T) {
 	}{
 		{"counterCell", unsafe.Sizeof(counterCell{})},
 		{"intakeShard", unsafe.Sizeof(intakeShard{})},
-		{"nurseryShard", unsafe.Sizeof(nurseryShard{})},
 	} {
 		if c.size != pair {
 			t.Errorf("%s is %d bytes, want %d: adjust its pad", c.name, c.size, pair)

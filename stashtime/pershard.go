@@ -5,9 +5,9 @@ import (
 	_ "unsafe" // for go:linkname
 )
 
-// Producers on different Ps keep per-P state apart (counters, the nursery's
-// and the intake's lists) so that starting and stopping timers on many
-// cores puts no cache-line transfer between them. Each such structure has
+// Producers on different Ps keep per-P state apart (counters, the intake's
+// lists) so that starting and stopping timers on many cores puts no
+// cache-line transfer between them. Each such structure has
 // shardCount shards, and a goroutine uses the one of its P (procID), masked
 // to the structure's own count. Starting a timer reads its P once for the
 // counter and the intake.

@@ -17,8 +17,9 @@ import (
 //	within the walk's end      the near heap, keyed by the deadline    refile (the consumer)
 //	  (a lookahead, 4.2 ms)
 //	below intakeAhead (67 ms)  the store, keyed by the deadline        file
-//	intakeAhead or more        the intake list of the arming P; the    place, listNew (producers),
-//	                           drain then files it as below            intake.drain (the consumer)
+//	intakeAhead or more        the toFile list of the arming P's       place, listNew (producers),
+//	                           intake shard; the drain then files it   intake.drain (the consumer)
+//	                           as below
 //	exactWithin (1.07 s) or    the store, one to two grains before     file (fileKey)
 //	  more                     the deadline, on a grain of an eighth
 //	                           to a quarter of the distance
@@ -87,16 +88,16 @@ func reachGrain(reach int64) int64 {
 	return int64(1) << max(bits.Len64(uint64(reach))-3, 0)
 }
 
-// place files an entry that a producer on P p starts or re-arms at now: in
-// the intake if it is due at least intakeAhead later, else in the store.
-// e.mu is held.
+// place files an entry that a producer on P p starts or re-arms at now:
+// lists it to be filed if it is due at least intakeAhead later, else in the
+// store. e.mu is held.
 func (w *Wheel) place(e *entry, now int64, p int) {
 	if e.when()-now >= intakeAhead {
 		var r int
 		if e.holder == noHolder && e.qb != 0 { // stopped, still listed
 			r = w.intake.relist(e, int(e.qb-1))
 		} else {
-			r = w.intake.list(e, p)
+			r = w.intake.listToFile(e, p)
 		}
 		if r == listed || r == wake {
 			e.holder, e.slot = intakeHolder, stash.Ref{}
@@ -109,24 +110,24 @@ func (w *Wheel) place(e *entry, now int64, p int) {
 	w.file(e, now)
 }
 
-// listNew lists a new func or channel timer in the intake, complete, as
-// place and nurseIfLong would, and reports whether it did. It takes no
-// lock of e: the listing publishes e, under the list's lock, and e is not
+// listNew lists a new func or channel timer to be filed, complete, as
+// place and weakenLater would, and reports whether it did. It takes no
+// lock of e: the listing publishes e, under the shard's lock, and e is not
 // touched after it.
 func (w *Wheel) listNew(e *entry, now, when int64, p int) bool {
-	nursed := e.kind == kindChan && when-now >= weakBeyond
+	weakens := weakensLater(e.kind, when-now)
 	grip := e.grip
 	e.holder = intakeHolder
-	if nursed {
-		e.grip = gripListed
+	if weakens {
+		e.grip = gripToFile
 	}
-	r := w.intake.list(e, p)
+	r := w.intake.listToFile(e, p)
 	if r != listed && r != wake {
 		e.holder, e.grip = noHolder, grip // never published
 		return false
 	}
-	if nursed {
-		theNursery.arm()
+	if weakens {
+		w.intake.arm()
 	}
 	if r == wake {
 		w.wakeIfEarlier(now) // for the driver to drain the lists

@@ -350,7 +350,7 @@ func TestStressTickers(t *testing.T) {
 // Reset takes no lock on that path once a Reset has opened the entry (see
 // entry.unlock), so this checks its hand-over with the driver many times
 // over: func timers due in 1 s, and channel timers due in 1.5 s (long
-// enough to be listed by the nursery, which opening requires).
+// enough to be listed to be weakened, which opening requires).
 func TestStressResetLaterWhileFiring(t *testing.T) {
 	w := newManualWheel(t, stashtime.Options{})
 	rounds := 2000
@@ -414,9 +414,9 @@ func TestStressResetLaterWhileFiring(t *testing.T) {
 }
 
 // Like TestStressManualWheel, but the channel timers are long (beyond
-// weakBeyond), so that the nursery lists them and collections, run all the
-// while, weaken them, and Reset to a later deadline takes its lock-free path
-// on channel timers too.
+// weakBeyond), so that the intake lists them to be weakened and
+// collections, run all the while, weaken them, and Reset to a later
+// deadline takes its lock-free path on channel timers too.
 func TestStressOpenChanTimers(t *testing.T) {
 	dur := func(r *rand.Rand) stdtime.Duration {
 		if r.IntN(10) == 0 {

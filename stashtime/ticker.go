@@ -27,7 +27,7 @@ func (w *Wheel) NewTicker(d Duration) *Ticker {
 func (w *Wheel) newTicker(now int64, d Duration) *Ticker {
 	c := make(chan Time, 1)
 	te := &tickerEntry{entry: entry{w: w, kind: kindTicker}, period: int64(d)}
-	te.holdCh(c) // the nursery weakens it (see nursery.go)
+	te.holdCh(c) // weakened once it outlives a collection (see intake.go)
 	w.start(&te.entry, now, deadline(now, d))
 	ct := &chanTicker{t: Ticker{C: c, e: &te.entry}, c: c}
 	return &ct.t

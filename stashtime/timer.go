@@ -42,7 +42,7 @@ func (w *Wheel) newChanTimer(now int64, d Duration) *chanTimer {
 func (w *Wheel) newChan(now int64, d Duration) (chan Time, *entry) {
 	c := make(chan Time, 1)
 	e := &entry{w: w, kind: kindChan}
-	e.holdCh(c) // the nursery weakens it if it lives long (see nursery.go)
+	e.holdCh(c) // weakened if it lives long (see intake.go)
 	when := deadline(now, d)
 	if d <= 0 {
 		c <- w.clock.Time(when) // due now: receivable before NewTimer returns
@@ -93,7 +93,7 @@ func (w *Wheel) start(e *entry, now, when int64) {
 	// then on the driver may meet e and rewrite its holder under e.mu.
 	e.mu.Lock()
 	w.place(e, now, p)
-	e.nurseIfLong(now)
+	e.weakenLater(now)
 	e.mu.Unlock()
 	w.notify(now, when)
 }

@@ -105,16 +105,17 @@ type Wheel struct {
 	// works. A producer whose deadline is earlier lowers it and wakes the
 	// poller; only the producer that lowers it pays the system call.
 	sleepUntil atomic.Int64
-	// intake's floor, which the driver raises every pass and producers of
-	// far timers read, shares sleepUntil's line, which they read anyway.
-	intake intake
 	// consumer is the consumer role (see consumer.go): held by the
 	// driver while it works, or by a goroutine helping it. helpAt is when
 	// a timer is due to fire: sleepUntil but for the wake-ups producers
 	// ask for to have the intake drained, which need no help.
 	consumer atomic.Bool
 	helpAt   atomic.Int64
-	_        [128]byte
+	// intake's floor, which the driver raises every pass and producers of
+	// far timers read, and its armed flag, which they read, share
+	// sleepUntil's line, which they read anyway; its sweep's state follows.
+	intake intake
+	_      [128]byte
 
 	fired, walks, cleans, compacts atomic.Int64
 	helped, helpedFired            atomic.Int64 // passes run by goroutines other than the driver's, and their firings
@@ -169,7 +170,6 @@ func NewWheel(opts Options) (*Wheel, error) {
 		holes:    newCounter(),
 	}
 	w.intake = newIntake(shardCount())
-	theNursery.addIntake(&w.intake)
 	if w.maxBatch == 0 {
 		w.maxBatch = 256
 	}
