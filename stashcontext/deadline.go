@@ -26,8 +26,8 @@ type timerCtx struct {
 	// keeps. Only the first cancel moves it to a final slot, and it pools
 	// the slot it replaces (see slot.put).
 	st atomic.Pointer[slot]
-	// done is the Done channel (a chan struct{}): nil until asked for or
-	// canceled, then never changed. A channel Done makes is closed by the
+	// done is the Done channel (a chan struct{}): nil until asked for (or
+	// canceled, with st not nil), then never changed. A channel Done makes is closed by the
 	// first cancel, after st is final; a Done or Err that sees st final
 	// waits for that. Otherwise it is closedchan.
 	done unsafe.Pointer
@@ -257,14 +257,18 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) *slot {
 			break
 		}
 	}
-	if old != nil && old.t == nil {
-		old = nil // noTimer
-	}
-	// Done stores closedchan only once st is final, and only this call
-	// closes a channel Done made.
-	if d := c.loadDone(); d != nil || !c.casDone(nil, closedchan) {
-		if d = c.loadDone(); d != closedchan {
-			close(d)
+	// Done makes a channel only once st is not nil (see makeDone): if it
+	// was nil, there is none to close, and Done stores closedchan itself.
+	// Otherwise Done stores closedchan only once st is final, and only this
+	// call closes a channel Done made.
+	if old != nil {
+		if d := c.loadDone(); d != nil || !c.casDone(nil, closedchan) {
+			if d = c.loadDone(); d != closedchan {
+				close(d)
+			}
+		}
+		if old.t == nil {
+			old = nil // noTimer
 		}
 	}
 	x := c.x.Load()
@@ -350,8 +354,9 @@ func (c *timerCtx) makeDone() chan struct{} {
 	} else {
 		c.casDone(nil, make(chan struct{}))
 	}
-	// A channel stored after the first cancel made st final is closed by
-	// that cancel, as it stores closedchan or finds this one.
+	// A channel made here, with st not nil, and stored after the first
+	// cancel made st final, is closed by that cancel, which found st not
+	// nil and so stores closedchan or finds this one.
 	d := c.loadDone()
 	if c.st.Load().final {
 		<-d
