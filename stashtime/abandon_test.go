@@ -168,6 +168,9 @@ func collectAbandoned(t *testing.T, stash, paced, eager bool, kind string) []flo
 		for range 4 * sweepSample {
 			mk()
 		}
+		// A pass drains them to toWeaken, where the sweep counts them
+		// toward eagerness (one listed to be filed is weakened uncounted).
+		Default().Sync()
 	}
 	abandonSink = nil
 	settle()

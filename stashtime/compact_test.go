@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestStoppedTimersLeaveNothing: 100,000 AfterFuncs due in [1h, 2h), all
@@ -46,13 +48,11 @@ func TestStoppedTimersLeaveNothing(t *testing.T) {
 			gcN(2)
 			after := heapAlloc()
 			st := w.Stats()
-			if st.Live != 0 || st.Stopped != n+1 || (st.Compacts > 0) != filed {
-				t.Fatalf("stats after %d stops: %+v", n, st)
-			}
+			require.Zero(t, st.Live, "live after %d stops", n)
+			require.Equal(t, int64(n+1), st.Stopped, "stopped")
+			require.Equal(t, filed, st.Compacts > 0, "compacted (%d compactions)", st.Compacts)
 			// Allow what the last compaction mark leaves (at most compactMin slots).
-			if per := (float64(after) - float64(before)) / n; per > 1 {
-				t.Fatalf("%.1f B retained per stopped timer, want at most 1", per)
-			}
+			require.LessOrEqual(t, (float64(after)-float64(before))/n, 1.0, "B retained per stopped timer")
 		})
 	}
 }
@@ -103,28 +103,19 @@ func TestCompactedWheelFiresTheRest(t *testing.T) {
 		tm.Stop()
 	}
 	w.Sync()
-	if st := w.Stats(); st.Compacts == 0 || st.Live != n/5 {
-		t.Fatalf("stats after the stops: %+v", st)
-	}
+	st := w.Stats()
+	require.NotZero(t, st.Compacts, "compactions after the stops")
+	require.Equal(t, int64(n/5), st.Live, "live after the stops")
 	slices.SortFunc(keep, func(a, b kept) int { return cmp.Compare(a.when, b.when) })
 	for _, k := range keep {
 		clk.Set(k.when - 1)
 		w.Sync()
-		select {
-		case <-k.c:
-			t.Fatalf("timer due at %d fired at %d", k.when, clk.Now())
-		default:
-		}
+		require.Empty(t, k.c, "timer due at %d fired at %d", k.when, clk.Now())
 		clk.Set(k.when)
 		w.Sync()
-		select {
-		case v := <-k.c:
-			if got := v.Sub(clk.Time(0)); got != time.Duration(k.when) {
-				t.Fatalf("timer due at %d sent %v", k.when, got)
-			}
-		default:
-			t.Fatalf("timer due at %d did not fire", k.when)
-		}
+		require.Len(t, k.c, 1, "timer due at %d did not fire", k.when)
+		v := <-k.c
+		require.Equal(t, time.Duration(k.when), v.Sub(clk.Time(0)), "what the timer due at %d sent", k.when)
 	}
 	clk.Set(start + int64(2*time.Hour))
 	w.Sync()
@@ -135,19 +126,16 @@ func TestCompactedWheelFiresTheRest(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(fired) != n/10 {
-		t.Fatalf("%d AfterFuncs fired, want %d", len(fired), n/10)
-	}
+	// len, not Len: Len would print all 2,000 deadlines.
+	require.Equal(t, n/10, len(fired), "AfterFuncs fired")
 	seen := map[int64]bool{}
 	for _, when := range fired {
-		if seen[when] {
-			t.Fatalf("AfterFunc due at %d fired twice", when)
-		}
+		require.False(t, seen[when], "AfterFunc due at %d fired twice", when)
 		seen[when] = true
 	}
-	if st := w.Stats(); st.Live != 0 || st.Fired != n/5 {
-		t.Fatalf("stats at the end: %+v", st)
-	}
+	st = w.Stats()
+	require.Zero(t, st.Live, "live at the end")
+	require.Equal(t, int64(n/5), st.Fired, "fired at the end")
 }
 
 // TestHolesCountEmptiedSlots: compaction counts the store slots emptied
@@ -159,19 +147,11 @@ func TestHolesCountEmptiedSlots(t *testing.T) {
 	a := w.AfterFunc(time.Hour, f)
 	b := w.AfterFunc(time.Hour, f)
 	hp.hold(t, w) // a and b drained into the store; the driver parked
-	if n := w.holes.load(); n != 0 {
-		t.Fatalf("holes at the start: %d", n)
-	}
+	require.Zero(t, w.holes.load(), "holes at the start")
 	w.AfterFunc(time.Hour, f).Stop() // listed, never filed
-	if n := w.holes.load(); n != 0 {
-		t.Fatalf("holes after stopping a listed timer: %d, want 0", n)
-	}
+	require.Zero(t, w.holes.load(), "holes after stopping a listed timer")
 	a.Stop()
-	if n := w.holes.load(); n != 1 {
-		t.Fatalf("holes after stopping a filed timer: %d, want 1", n)
-	}
+	require.Equal(t, int64(1), w.holes.load(), "holes after stopping a filed timer")
 	b.Reset(time.Minute) // earlier: a new holder, and the old slot emptied
-	if n := w.holes.load(); n != 2 {
-		t.Fatalf("holes after resetting a filed timer earlier: %d, want 2", n)
-	}
+	require.Equal(t, int64(2), w.holes.load(), "holes after resetting a filed timer earlier")
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stashgo/stash/poller"
+	"github.com/stretchr/testify/require"
 )
 
 // TestHelpFiresWhileDriverHeld holds the driver at its sleep, as a busy
@@ -35,27 +36,21 @@ func TestHelpFiresWhileDriverHeld(t *testing.T) {
 		})
 	}
 	w.AfterFunc(time.Hour, func() {}) // not due: stays
-	if h := w.Stats().Helped; h != 0 {
-		t.Fatalf("%d helping passes before anything was due", h)
-	}
+	require.Zero(t, w.Stats().Helped, "helping passes before anything was due")
 	clk.Set(now + n*int64(time.Microsecond) + w.slack(n*int64(time.Microsecond)))
 	w.AfterFunc(time.Hour, func() {}) // finds the wake-up instant passed
 	waitGroup(t, &wg, "the due AfterFuncs")
-	if st := w.Stats(); st.Helped == 0 || st.HelpedFired != n {
-		t.Fatalf("%d helping passes fired %d timers, want %d", st.Helped, st.HelpedFired, n)
-	}
+	st := w.Stats()
+	require.NotZero(t, st.Helped, "helping passes")
+	require.Equal(t, int64(n), st.HelpedFired, "timers the helping passes fired")
 	// The callbacks run in goroutines of their own, started in deadline
 	// order but run in any: check that each ran once.
 	seen := make(map[int]bool)
 	for _, v := range order {
-		if seen[v] {
-			t.Fatalf("AfterFunc %d ran twice", v)
-		}
+		require.False(t, seen[v], "AfterFunc %d ran twice", v)
 		seen[v] = true
 	}
-	if st := w.Stats(); st.Fired != n {
-		t.Fatalf("%d fired, want %d", st.Fired, n)
-	}
+	require.Equal(t, int64(n), w.Stats().Fired, "fired")
 }
 
 // TestHelpStress arms AfterFuncs from many goroutines on the system clock,
@@ -70,9 +65,7 @@ func TestHelpStress(t *testing.T) {
 	}
 	w, err := NewWheel(Options{})
 	testPoller = nil
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer w.Close()
 	defer hp.unhold()
 	cs := startChains(w, 16, 200, func(c int) time.Duration { return time.Duration(c%4+1) * 50 * time.Microsecond })
@@ -97,9 +90,7 @@ func TestHelpStress(t *testing.T) {
 	close(stop)
 	hp.unhold()
 	cs.check(t)
-	if w.Stats().Helped == 0 {
-		t.Fatal("no helping pass ran while the driver was held")
-	}
+	require.NotZero(t, w.Stats().Helped, "helping passes while the driver was held")
 }
 
 // TestHelpDefersDriver runs AfterFunc chains on a wheel whose poller can
@@ -109,9 +100,7 @@ func TestHelpStress(t *testing.T) {
 // and late by no more than a loaded machine's scheduling delays.
 func TestHelpDefersDriver(t *testing.T) {
 	w, err := NewWheel(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer w.Close()
 	if _, ok := w.poller.(poller.Deferrer); !ok {
 		t.Skipf("the %s poller cannot defer its waiter", w.Poller())
@@ -131,9 +120,7 @@ func TestHelpDefersDriver(t *testing.T) {
 		}
 	}()
 	cs.check(t)
-	if l := time.Duration(cs.worst.Load()); l > time.Second {
-		t.Fatalf("a timer fired %v late", l)
-	}
+	require.LessOrEqual(t, time.Duration(cs.worst.Load()), time.Second, "the worst lateness")
 	st := w.Stats()
 	t.Logf("passes %d, of which helping %d; driver wake-ups %d; worst lateness %v", st.Walks, st.Helped, st.Wakes, time.Duration(cs.worst.Load()))
 }
@@ -184,12 +171,8 @@ func startChains(w *Wheel, n, rounds int, period func(c int) time.Duration) *cha
 func (cs *chainStats) check(t *testing.T) {
 	t.Helper()
 	waitGroup(t, &cs.wg, "the chains")
-	if e := cs.early.Load(); e != 0 {
-		t.Fatalf("%d timers fired early", e)
-	}
-	if got := cs.fired.Load(); got != cs.want {
-		t.Fatalf("%d fired, want %d", got, cs.want)
-	}
+	require.Zero(t, cs.early.Load(), "timers fired early")
+	require.Equal(t, cs.want, cs.fired.Load(), "fired")
 }
 
 // waitGroup waits for wg, for at most 10 s.

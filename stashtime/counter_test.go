@@ -4,15 +4,16 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestCounterSumsEveryAdd: adds from many goroutines at once, which the
 // scheduler spreads over the Ps (and moves between them), all count.
 func TestCounterSumsEveryAdd(t *testing.T) {
 	c := newCounter()
-	if n := len(c.cells); n&(n-1) != 0 || n == 0 {
-		t.Fatalf("%d cells, want a power of two", n)
-	}
+	n := len(c.cells)
+	require.True(t, n != 0 && n&(n-1) == 0, "%d cells, want a power of two", n)
 	const goroutines, adds = 16, 20_000
 	var wg sync.WaitGroup
 	for g := range goroutines {
@@ -31,9 +32,7 @@ func TestCounterSumsEveryAdd(t *testing.T) {
 			want += int64(g + i%3 - 1)
 		}
 	}
-	if got := c.load(); got != want {
-		t.Fatalf("load() = %d after the adds, want %d", got, want)
-	}
+	require.Equal(t, want, c.load(), "load() after the adds")
 }
 
 // TestCounterAddReturnsTheCell: add returns the value of the cell it added
@@ -42,13 +41,11 @@ func TestCounterSumsEveryAdd(t *testing.T) {
 func TestCounterAddReturnsTheCell(t *testing.T) {
 	c := newCounter()
 	for i := range 1000 {
-		if v := c.add(1); v < 1 || v > int64(i+1) {
-			t.Fatalf("add #%d returned %d", i+1, v)
-		}
+		v := c.add(1)
+		require.GreaterOrEqual(t, v, int64(1), "add #%d", i+1)
+		require.LessOrEqual(t, v, int64(i+1), "add #%d", i+1)
 	}
-	if got := c.load(); got != 1000 {
-		t.Fatalf("load() = %d, want 1000", got)
-	}
+	require.Equal(t, int64(1000), c.load(), "load()")
 }
 
 // TestLiveNeverMissesAnArmedTimer: while goroutines start timers and hand
@@ -80,14 +77,13 @@ func TestLiveNeverMissesAnArmedTimer(t *testing.T) {
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	for reads := 0; ; reads++ {
+		// By hand, not require: the loop reads live as often as it can.
 		if n := w.live(); n < 1 {
 			t.Fatalf("read %d: live() = %d with a timer armed throughout", reads, n)
 		}
 		select {
 		case <-done:
-			if n := w.live(); n != 1 {
-				t.Fatalf("live() = %d after the churn, want 1", n)
-			}
+			require.Equal(t, int64(1), w.live(), "live() after the churn")
 			return
 		default:
 		}

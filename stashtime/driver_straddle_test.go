@@ -5,6 +5,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // jumpClock is a ManualClock that, once armed, jumps to `to` right after
@@ -35,9 +38,7 @@ func TestPrewalkStraddle(t *testing.T) {
 	const n, maxBatch = 5000, 16
 	clk := &jumpClock{ManualClock: NewManualClock(time.Unix(0, 0))}
 	w, err := NewWheel(Options{Clock: clk, MaxBatch: maxBatch, Slack: -1}) // as TestPrewalk's
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer w.Close()
 	b := w.bucket
 	base := 10_000 * b
@@ -81,9 +82,7 @@ func TestPrewalkStraddle(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	kFired := len(timers[1].C) == 1
 	y.e.mu.Unlock()
-	if kFired {
-		t.Fatalf("the timer due at base+200 fired, the one due at base+100 had not")
-	}
+	require.False(t, kFired, "the timer due at base+200 fired, the one due at base+100 had not")
 }
 
 // hookClock is a ManualClock that, once armed, calls hook at its second
@@ -112,9 +111,7 @@ func TestLateFilingBehindWalk(t *testing.T) {
 	ms := int64(time.Millisecond)
 	clk := &hookClock{ManualClock: NewManualClock(time.Unix(0, 0))}
 	w, err := NewWheel(Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer w.Close()
 	z := w.NewTimer(Duration(2 * ms))
 	w.Sync() // the walk took z into the near heap
@@ -135,11 +132,8 @@ func TestLateFilingBehindWalk(t *testing.T) {
 	waitFor(t, func() bool { return clk.reads.Load() == 0 && w.Stats().Walks >= walks+2 })
 	zFirst := len(z.C) == 1
 	x.e.mu.Unlock()
-	if zFirst {
-		t.Fatal("the timer due at 2ms fired, the one due at 1ms had not")
-	}
+	require.False(t, zFirst, "the timer due at 2ms fired, the one due at 1ms had not")
 	w.Sync()
-	if len(x.C) != 1 || len(z.C) != 1 {
-		t.Fatalf("after the clock passed both: %d and %d values, want 1 each", len(x.C), len(z.C))
-	}
+	assert.Len(t, x.C, 1, "x, after the clock passed both")
+	assert.Len(t, z.C, 1, "z, after the clock passed both")
 }

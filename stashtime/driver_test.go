@@ -5,6 +5,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestPrewalk: 5,000 exact channel timers with distinct deadlines in one
@@ -67,12 +70,9 @@ func testPrewalk(t *testing.T, lead time.Duration, first int) {
 	walks := func() int64 { return w.Stats().Walks }
 	waitWalks := func(min int64, what string) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); walks() < min; {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d driver passes, want at least %d", what, walks(), min)
-			}
-			time.Sleep(time.Millisecond)
-		}
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			assert.GreaterOrEqual(c, walks(), min, "%s: driver passes", what)
+		}, 10*time.Second, time.Millisecond)
 	}
 	fired := func() int64 { return w.Stats().Fired }
 
@@ -83,31 +83,21 @@ func testPrewalk(t *testing.T, lead time.Duration, first int) {
 	}
 	clk.Set(base - 2*b)
 	waitSync() // a pass at base-2b, whether or not the driver planned one
-	if d := walks() - w0; d >= n/maxBatch/4 {
-		t.Fatalf("%d passes before the pre-walk window: the bucket was walked too early", d)
-	}
-	if f := fired(); f != 0 {
-		t.Fatalf("%d timers fired before the pre-walk window", f)
-	}
+	require.Less(t, walks()-w0, int64(n/maxBatch/4), "passes before the pre-walk window: the bucket was walked too early")
+	require.Zero(t, fired(), "timers fired before the pre-walk window")
 
 	w1 := walks()
 	clk.Set(base - 3*b/4) // past base - n*walkCost
 	waitWalks(w1+n/maxBatch, "the driver did not pre-walk the bucket")
 	waitSync()
-	if f := fired(); f != 0 {
-		t.Fatalf("%d timers fired during the pre-walk", f)
-	}
+	require.Zero(t, fired(), "timers fired during the pre-walk")
 	now = clk.Now()
 
 	// Change two pre-walked timers and add two more.
 	const stopped, reset = 1234, 4321
-	if !timers[stopped].tm.Stop() {
-		t.Fatal("Stop of a pre-walked timer returned false")
-	}
+	require.True(t, timers[stopped].tm.Stop(), "Stop of a pre-walked timer")
 	timers[reset].when += step / 4
-	if !timers[reset].tm.Reset(Duration(timers[reset].when - now)) {
-		t.Fatal("Reset of a pre-walked timer returned false")
-	}
+	require.True(t, timers[reset].tm.Reset(Duration(timers[reset].when-now)), "Reset of a pre-walked timer")
 	for _, when := range []int64{base - b/2, base + step/2} {
 		timers = append(timers, timer{when, w.NewTimer(Duration(when - now))})
 	}
@@ -118,31 +108,18 @@ func testPrewalk(t *testing.T, lead time.Duration, first int) {
 		w2 := walks()
 		clk.Set(tm.when)
 		waitSync()
-		if f := fired(); f != int64(i+1) {
-			t.Fatalf("at the deadline of timer %d of %d: %d fired", i, len(due), f)
-		}
-		select {
-		case v := <-tm.tm.C:
-			if want := w.clock.Time(tm.when); !v.Equal(want) {
-				t.Fatalf("timer %d sent %v, want %v", i, v, want)
-			}
-		default:
-			t.Fatalf("timer %d did not fire at its deadline", i)
-		}
+		require.Equal(t, int64(i+1), fired(), "fired at the deadline of timer %d of %d", i, len(due))
+		require.Len(t, tm.tm.C, 1, "timer %d did not fire at its deadline", i)
+		v, want := <-tm.tm.C, w.clock.Time(tm.when)
+		require.True(t, v.Equal(want), "timer %d sent %v, want %v", i, v, want)
 		if tm.when == base {
-			if d := walks() - w2; d >= n/maxBatch/4 {
-				t.Errorf("the first timer of the bucket fired after %d passes: the bucket was not pre-walked", d)
-			}
+			assert.Less(t, walks()-w2, int64(n/maxBatch/4), "passes until the first timer of the bucket fired: the bucket was not pre-walked")
 		}
 	}
 	clk.Set(base + 2*b)
 	waitSync()
-	if f := fired(); f != int64(len(due)) {
-		t.Errorf("%d fired in all, want %d", f, len(due))
-	}
+	assert.Equal(t, int64(len(due)), fired(), "fired in all")
 	for i, tm := range timers {
-		if len(tm.tm.C) != 0 {
-			t.Errorf("timer %d (due at %d) fired twice or after Stop", i, tm.when-base)
-		}
+		assert.Empty(t, tm.tm.C, "timer %d (due at %d) fired twice or after Stop", i, tm.when-base)
 	}
 }

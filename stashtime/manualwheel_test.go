@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stashgo/stash/poller"
+	"github.com/stretchr/testify/require"
 )
 
 // newManualWheel starts a wheel on a manual clock set to the Unix epoch,
@@ -22,9 +23,7 @@ func newManualWheelOpts(t testing.TB, opts Options) (*Wheel, *ManualClock) {
 	clk := NewManualClock(time.Unix(0, 0))
 	opts.Clock = clk
 	w, err := NewWheel(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { w.Close() })
 	return w, clk
 }
@@ -69,11 +68,7 @@ func (p *heldPoller) hold(t testing.TB, w *Wheel) {
 	w.Sync()
 	p.held.Store(true)
 	p.Poller.Wake() // out of a Wait begun before held, into one that parks
-	for deadline := time.Now().Add(10 * time.Second); !p.parked.Load(); time.Sleep(100 * time.Microsecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the driver did not park within 10 s")
-		}
-	}
+	require.Eventually(t, p.parked.Load, 10*time.Second, 100*time.Microsecond, "the driver did not park within 10 s")
 }
 
 // unhold lets the driver go on, for good: a heldPoller holds once.

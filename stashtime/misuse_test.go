@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestCloseDefault: the process-wide wheel refuses Close and keeps firing
@@ -16,13 +19,9 @@ import (
 func TestCloseDefault(t *testing.T) {
 	w := Default()
 	for range 2 {
-		if err := w.Close(); err != ErrCloseDefault {
-			t.Fatalf("Default().Close() = %v, want ErrCloseDefault", err)
-		}
+		require.Equal(t, ErrCloseDefault, w.Close(), "Default().Close()")
 	}
-	if w.closed.Load() {
-		t.Fatal("the process-wide wheel is marked closed")
-	}
+	require.False(t, w.closed.Load(), "the process-wide wheel is marked closed")
 	for _, fire := range []func() <-chan Time{
 		func() <-chan Time { return After(time.Millisecond) },
 		func() <-chan Time { return w.After(time.Millisecond) },
@@ -42,12 +41,8 @@ func TestClosedWheelPanics(t *testing.T) {
 	tm := w.NewTimer(time.Hour)
 	ft := w.AfterFunc(time.Hour, func() {})
 	tk := w.NewTicker(time.Hour)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != ErrClosed {
-		t.Fatalf("second Close = %v, want ErrClosed", err)
-	}
+	require.NoError(t, w.Close())
+	require.Equal(t, ErrClosed, w.Close(), "second Close")
 
 	for _, c := range []struct {
 		op   string
@@ -63,9 +58,7 @@ func TestClosedWheelPanics(t *testing.T) {
 		{"Timer.Reset", func() { ft.Reset(2 * time.Hour) }}, // the lock-free path
 		{"Ticker.Reset", func() { tk.Reset(time.Second) }},
 	} {
-		if r := panicValue(c.call); r != "stashtime: "+c.op+" on closed Wheel" {
-			t.Errorf("%s on a closed wheel: panic %v", c.op, r)
-		}
+		assert.PanicsWithValue(t, "stashtime: "+c.op+" on closed Wheel", c.call, "%s on a closed wheel", c.op)
 	}
 	// Sleep must neither block for good nor return early.
 	got := make(chan any, 1)
@@ -75,20 +68,16 @@ func TestClosedWheelPanics(t *testing.T) {
 	}()
 	select {
 	case r := <-got:
-		if r != "stashtime: Sleep on closed Wheel" {
-			t.Errorf("Sleep on a closed wheel: panic %v", r)
-		}
+		assert.Equal(t, "stashtime: Sleep on closed Wheel", r, "Sleep on a closed wheel: panic")
 	case <-time.After(10 * time.Second):
 		t.Fatal("Sleep on a closed wheel blocked")
 	}
-	if r := panicValue(func() {
+	assert.NotPanics(t, func() {
 		tm.Stop()
 		ft.Stop()
 		tk.Stop()
 		w.Sleep(0) // returns at once, as on an open wheel
-	}); r != nil {
-		t.Errorf("Stop or Sleep(0) on a closed wheel panicked: %v", r)
-	}
+	}, "Stop or Sleep(0) on a closed wheel")
 }
 
 // negClock reads -1 s.
@@ -115,16 +104,13 @@ func TestNewWheelRejects(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var w *Wheel
 			var err error
-			if r := panicValue(func() { w, err = NewWheel(c.opts) }); r != nil {
-				t.Fatalf("NewWheel panicked: %v", r)
-			}
+			require.NotPanics(t, func() { w, err = NewWheel(c.opts) }, "NewWheel")
 			if w != nil {
 				w.Close()
 				t.Fatal("NewWheel returned a wheel")
 			}
-			if err == nil || !strings.HasPrefix(err.Error(), "stashtime: ") || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("NewWheel error %v, want one that starts with \"stashtime: \" and says %q", err, c.want)
-			}
+			require.ErrorContains(t, err, c.want, "NewWheel")
+			require.True(t, strings.HasPrefix(err.Error(), "stashtime: "), "NewWheel error %q does not start with \"stashtime: \"", err)
 		})
 	}
 }
@@ -135,23 +121,15 @@ func TestWidestBucketFires(t *testing.T) {
 	for _, div := range []uint64{math.MaxInt64, 1 << 62} {
 		clk := NewManualClock(time.Unix(0, 0))
 		w, err := NewWheel(Options{Clock: clk, Levels: []Level{{Div: div, Mod: 1, Chunk: 1}}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		tm := w.NewTimer(time.Second)
 		clk.Advance(time.Second - 1)
 		w.Sync()
-		if len(tm.C) != 0 {
-			t.Errorf("Div %d: fired early", div)
-		}
+		assert.Empty(t, tm.C, "Div %d: fired early", div)
 		clk.Advance(1)
 		w.Sync()
-		if len(tm.C) != 1 {
-			t.Errorf("Div %d: a due timer did not fire", div)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		assert.Len(t, tm.C, 1, "Div %d: a due timer did not fire", div)
+		require.NoError(t, w.Close())
 	}
 }
 
@@ -162,19 +140,15 @@ func TestStatsWakes(t *testing.T) {
 	const n = 20
 	for range n {
 		// The driver is asleep on the clock: the timer wakes it.
-		for deadline := time.Now().Add(10 * time.Second); clk.Waiters() == 0; {
-			if time.Now().After(deadline) {
-				t.Fatal("the driver did not go to sleep")
-			}
-			time.Sleep(50 * time.Microsecond)
-		}
+		require.Eventually(t, func() bool { return clk.Waiters() != 0 }, 10*time.Second, 50*time.Microsecond, "the driver did not go to sleep")
 		w.AfterFunc(time.Millisecond, func() {})
 		clk.Advance(time.Millisecond)
 		w.Sync()
 	}
-	if st := w.Stats(); st.Fired != n || st.Wakes < n || st.Wakes > st.Walks {
-		t.Fatalf("stats %+v: want Fired %d, Wakes at least %[2]d and at most Walks", st, n)
-	}
+	st := w.Stats()
+	require.Equal(t, int64(n), st.Fired, "fired")
+	require.GreaterOrEqual(t, st.Wakes, int64(n), "wakes")
+	require.LessOrEqual(t, st.Wakes, st.Walks, "wakes, against the passes")
 }
 
 // panicValue calls f and returns what it panicked with, or nil.

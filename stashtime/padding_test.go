@@ -3,6 +3,8 @@ package stashtime
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestPadding checks that the per-P structures padded to a pair of cache
@@ -13,7 +15,7 @@ func TestPadding(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("the pads are counted for 64-bit platforms")
 	}
-	const pair = 128
+	const pair uintptr = 128
 	for _, c := range []struct {
 		name string
 		size uintptr
@@ -21,17 +23,13 @@ func TestPadding(t *testing.T) {
 		{"counterCell", unsafe.Sizeof(counterCell{})},
 		{"intakeShard", unsafe.Sizeof(intakeShard{})},
 	} {
-		if c.size != pair {
-			t.Errorf("%s is %d bytes, want %d: adjust its pad", c.name, c.size, pair)
-		}
+		assert.Equal(t, pair, c.size, "%s: adjust its pad", c.name)
 	}
 	// The Wheel's producer-read fields, the driver's hot line and the
 	// rest are kept apart by pads of a whole pair.
 	var w Wheel
-	if d := unsafe.Offsetof(w.sleepUntil) - unsafe.Offsetof(w.holes) - unsafe.Sizeof(w.holes); d < pair {
-		t.Errorf("sleepUntil lies %d bytes after the producers' fields, want at least %d", d, pair)
-	}
-	if d := unsafe.Offsetof(w.fired) - (unsafe.Offsetof(w.helpAt) + unsafe.Sizeof(w.helpAt)); d < pair {
-		t.Errorf("the driver's counters lie %d bytes after its hot line, want at least %d", d, pair)
-	}
+	assert.GreaterOrEqual(t, unsafe.Offsetof(w.sleepUntil)-unsafe.Offsetof(w.holes)-unsafe.Sizeof(w.holes), pair,
+		"bytes from the producers' fields to sleepUntil")
+	assert.GreaterOrEqual(t, unsafe.Offsetof(w.fired)-(unsafe.Offsetof(w.helpAt)+unsafe.Sizeof(w.helpAt)), pair,
+		"bytes from the driver's hot line to its counters")
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stashgo/stash/poller"
+	"github.com/stretchr/testify/require"
 )
 
 // brokenPoller's Wait fails at once, as no real poller is known to.
@@ -28,9 +29,7 @@ func TestPollerFailureStillFires(t *testing.T) {
 	defer func() { testPoller = nil }()
 	clk := NewManualClock(time.Unix(0, 0))
 	w, err := NewWheel(Options{Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	w.Sync()
 	time.Sleep(20 * time.Millisecond) // the driver has met the failure by now
 	fired := make(chan struct{})
@@ -42,10 +41,6 @@ func TestPollerFailureStillFires(t *testing.T) {
 		t.Fatal("a due AfterFunc did not fire with a failing poller")
 	}
 	w.Sync()
-	if st := w.Stats(); st.PollerErrors == 0 {
-		t.Fatalf("stats: %+v, want PollerErrors > 0", st)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NotZero(t, w.Stats().PollerErrors, "PollerErrors")
+	require.NoError(t, w.Close())
 }

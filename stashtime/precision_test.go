@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestSlackTable checks the precision rule's table (see precision.go) and
@@ -19,9 +22,7 @@ func TestSlackTable(t *testing.T) {
 		{time.Millisecond, 32768}, {2100 * time.Microsecond, 1 << 17},
 		{10 * time.Millisecond, 1 << 17}, {time.Hour, 1 << 17}, {-time.Second, 0},
 	} {
-		if got := w.slack(int64(c.d)); got != c.want {
-			t.Errorf("slack(%v) = %d, want %d", c.d, got, c.want)
-		}
+		assert.Equal(t, c.want, w.slack(int64(c.d)), "slack(%v)", c.d)
 	}
 	for d := int64(32); d < 1<<21; d = d*5/4 + 1 {
 		if s := w.slack(d); s*32 <= d/2 || s*16 > d {
@@ -35,16 +36,13 @@ func TestSlackTable(t *testing.T) {
 		{0, 1 << 17, 1 << 22}, {-1, 0, 0}, {time.Second, 1 << 20, 1 << 25}, {100 * time.Microsecond, 100_000, 1 << 22},
 	} {
 		max := slackOption(c.opt)
-		if look := lookaheadFor(max); max != c.max || look != c.look {
-			t.Errorf("Slack %v: cap %d and lookahead %d, want %d and %d", c.opt, max, look, c.max, c.look)
-		}
-		if w := (&Wheel{maxSlack: max}); max > 0 && w.slack(lookaheadFor(max)/2) != max {
-			t.Errorf("Slack %v: a timer taken in half a lookahead ahead gets %d, not the cap", c.opt, w.slack(lookaheadFor(max)/2))
+		assert.Equal(t, c.max, max, "Slack %v: cap", c.opt)
+		assert.Equal(t, c.look, lookaheadFor(max), "Slack %v: lookahead", c.opt)
+		if w := (&Wheel{maxSlack: max}); max > 0 {
+			assert.Equal(t, max, w.slack(lookaheadFor(max)/2), "Slack %v: a timer taken in half a lookahead ahead gets less than the cap", c.opt)
 		}
 	}
-	if lookaheadFor(int64(maxSlack)) > intakeAhead/2 {
-		t.Errorf("the largest lookahead, %d, reaches the intake's %d", lookaheadFor(int64(maxSlack)), intakeAhead)
-	}
+	assert.LessOrEqual(t, lookaheadFor(int64(maxSlack)), int64(intakeAhead/2), "the largest lookahead reaches the intake's %d", intakeAhead)
 }
 
 // TestNearHeapLatest checks the pruned search of nearHeap.latest against
@@ -62,9 +60,8 @@ func TestNearHeapLatest(t *testing.T) {
 			want = min(want, it.latest)
 		}
 		var got int64
-		if got, stack = h.latest(stack); got != want {
-			t.Fatalf("latest of %v = %d, want %d", h, got, want)
-		}
+		got, stack = h.latest(stack)
+		require.Equal(t, want, got, "latest of %v", h)
 	}
 }
 
@@ -91,9 +88,7 @@ func TestDriverSleepsToLatest(t *testing.T) {
 		first = min(first, timers[i].latest)
 	}
 	w.Sync()
-	if su := waitSleep(t, w); su != first {
-		t.Fatalf("the driver sleeps to %d, want %d: the earliest deadline plus its slack", su-now, first-now)
-	}
+	require.Equal(t, first-now, waitSleep(t, w)-now, "the driver's sleep: the earliest deadline plus its slack")
 	left := n
 	for left > 0 {
 		clk.Advance(time.Duration(1 + rng.Int64N(80_000)))
@@ -103,9 +98,7 @@ func TestDriverSleepsToLatest(t *testing.T) {
 			for i := range timers {
 				tm := &timers[i]
 				if !tm.fired && len(tm.tm.C) > 0 {
-					if tm.when > at {
-						t.Fatalf("a timer due at +%d fired at +%d", tm.when-now, at-now)
-					}
+					require.LessOrEqual(t, tm.when-now, at-now, "a timer fired before its deadline")
 					tm.fired = true
 					left--
 				}
@@ -125,14 +118,12 @@ func TestDriverSleepsToLatest(t *testing.T) {
 // to.
 func waitSleep(t *testing.T, w *Wheel) int64 {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Microsecond) {
-		if su := w.sleepUntil.Load(); su != running {
-			return su
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the driver did not go to sleep within 10 s")
-		}
-	}
+	var su int64
+	require.Eventually(t, func() bool {
+		su = w.sleepUntil.Load()
+		return su != running
+	}, 10*time.Second, 50*time.Microsecond, "the driver did not go to sleep within 10 s")
+	return su
 }
 
 // TestLoneTimerExact checks that the driver wakes at the deadline of a
@@ -144,28 +135,22 @@ func TestLoneTimerExact(t *testing.T) {
 	const d = 3 * time.Millisecond
 	w.NewTimer(d)
 	w.Sync()
-	if su := waitSleep(t, w); su != now+int64(d) {
-		t.Fatalf("alone, the timer has the driver sleep to +%d, want its deadline +%d", su-now, int64(d))
-	}
+	require.Equal(t, int64(d), waitSleep(t, w)-now, "alone, the timer has the driver sleep to its deadline")
 	w.NewTimer(d + time.Microsecond)
 	w.Sync()
-	if su, want := waitSleep(t, w), now+int64(d)+w.slack(int64(d)); su != want {
-		t.Fatalf("with a second timer in its window, the driver sleeps to +%d, want +%d", su-now, want-now)
-	}
+	require.Equal(t, int64(d)+w.slack(int64(d)), waitSleep(t, w)-now, "with a second timer in its window, the driver sleeps to the latest instant")
 }
 
 func TestNearHeapWake(t *testing.T) {
 	var h nearHeap
-	if w, _ := h.wake(nil); w != math.MaxInt64 {
-		t.Fatalf("empty heap: wake %d", w)
+	wake := func() int64 {
+		w, _ := h.wake(nil)
+		return w
 	}
+	require.Equal(t, int64(math.MaxInt64), wake(), "empty heap")
 	h.push(nearItem{key: 100, latest: 150})
 	h.push(nearItem{key: 200, latest: 210})
-	if w, _ := h.wake(nil); w != 100 {
-		t.Fatalf("a lone first item: wake %d, want its key 100", w)
-	}
+	require.Equal(t, int64(100), wake(), "a lone first item: its key")
 	h.push(nearItem{key: 140, latest: 400})
-	if w, _ := h.wake(nil); w != 150 {
-		t.Fatalf("two items in the window: wake %d, want the latest 150", w)
-	}
+	require.Equal(t, int64(150), wake(), "two items in the window: the latest")
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stashgo/stash/internal/stash"
+	"github.com/stretchr/testify/require"
 )
 
 // TestStoppedNeverTimersLeaveNothing: a Timer made or reset with
@@ -25,12 +25,8 @@ func TestStoppedNeverTimersLeaveNothing(t *testing.T) {
 	}
 	clk.Advance(time.Second)
 	w.Sync()
-	if o := w.store.Overflow(); o != 0 {
-		t.Fatalf("%d values in the overflow area after %d stopped never-timers", o, 3*n)
-	}
-	if st := w.Stats(); st.Live != 0 {
-		t.Fatalf("stats: %+v", st)
-	}
+	require.Zero(t, w.store.Overflow(), "values in the overflow area after %d stopped never-timers", 3*n)
+	require.Zero(t, w.Stats().Live, "live after the stops")
 }
 
 // TestAbandonedNeverAftersAreCollected: After(math.MaxInt64) in a loop,
@@ -60,12 +56,8 @@ func TestAbandonedNeverAftersAreCollected(t *testing.T) {
 	w.Sync()
 	gcN(2)
 	after := heapAlloc()
-	if o := w.store.Overflow(); o != 0 {
-		t.Fatalf("%d values in the overflow area after %d abandoned After(MaxInt64)", o, n)
-	}
-	if per := (float64(after) - float64(before)) / n; per > 8 {
-		t.Fatalf("%.1f B retained per abandoned After(MaxInt64), want at most 8", per)
-	}
+	require.Zero(t, w.store.Overflow(), "values in the overflow area after %d abandoned After(MaxInt64)", n)
+	require.LessOrEqual(t, (float64(after)-float64(before))/n, 8.0, "B retained per abandoned After(MaxInt64)")
 }
 
 // TestFarTimerFiresAtItsDeadline: a timer due further ahead than the wheel
@@ -79,29 +71,16 @@ func TestFarTimerFiresAtItsDeadline(t *testing.T) {
 	for clk.Now()-start < int64(d)-w.reach/3 {
 		clk.Advance(time.Duration(w.reach / 3))
 		w.Sync()
-		select {
-		case <-tm.C:
-			t.Fatalf("fired %v before its deadline", time.Duration(start+int64(d)-clk.Now()))
-		default:
-		}
+		require.Empty(t, tm.C, "fired %v before its deadline", time.Duration(start+int64(d)-clk.Now()))
 	}
 	clk.Set(start + int64(d) - 1)
 	w.Sync()
-	select {
-	case <-tm.C:
-		t.Fatal("fired 1 ns before its deadline")
-	default:
-	}
+	require.Empty(t, tm.C, "fired 1 ns before its deadline")
 	clk.Set(start + int64(d))
 	w.Sync()
-	select {
-	case <-tm.C:
-	default:
-		t.Fatal("did not fire at its deadline")
-	}
-	if tm.Stop() {
-		t.Fatal("Stop after the fire returned true")
-	}
+	require.Len(t, tm.C, 1, "did not fire at its deadline")
+	<-tm.C
+	require.False(t, tm.Stop(), "Stop after the fire")
 }
 
 // TestResetInPlaceAfterLongUptime: after longer than 2^31 buckets (26 days
@@ -115,17 +94,11 @@ func TestResetInPlaceAfterLongUptime(t *testing.T) {
 		tm := w.AfterFunc(time.Minute, func() {})
 		w.Sync() // the driver files it from the intake
 		slot := tm.e.slot
-		if slot == (stash.Ref{}) {
-			t.Fatalf("uptime %v: not in the store after Sync", uptime)
-		}
+		require.NotZero(t, slot, "uptime %v: not in the store after Sync", uptime)
 		for i := range 100 {
 			clk.Advance(time.Millisecond)
-			if !tm.Reset(time.Minute) {
-				t.Fatalf("uptime %v: Reset #%d of a pending timer returned false", uptime, i)
-			}
-			if tm.e.slot != slot {
-				t.Fatalf("uptime %v: Reset #%d to a later deadline filed a new holder", uptime, i)
-			}
+			require.True(t, tm.Reset(time.Minute), "uptime %v: Reset #%d of a pending timer", uptime, i)
+			require.Equal(t, slot, tm.e.slot, "uptime %v: Reset #%d to a later deadline filed a new holder", uptime, i)
 		}
 		tm.Stop()
 	}
@@ -147,9 +120,7 @@ func TestClockNearTheEnd(t *testing.T) {
 	}
 	walks := w.Stats().Walks
 	time.Sleep(50 * time.Millisecond)
-	if n := w.Stats().Walks - walks; n > 50 {
-		t.Fatalf("%d driver passes in 50 ms with nothing due: the driver spins", n)
-	}
+	require.LessOrEqual(t, w.Stats().Walks-walks, int64(50), "driver passes in 50 ms with nothing due: the driver spins")
 }
 
 // A holder filed up to 2^30 buckets ahead of the clock is found again from
@@ -164,9 +135,7 @@ func TestBucketNameRoundTrip(t *testing.T) {
 				x = int64(r.Uint64N(1 << 40))
 			}
 			when := w.bucketOf(x + int64(r.Uint64N(1<<30))*b)
-			if got := w.bucketStart(w.bucketNum(when), x); got != when {
-				t.Fatalf("bucket %d: bucketStart(bucketNum(%d), %d) = %d", b, when, x, got)
-			}
+			require.Equal(t, when, w.bucketStart(w.bucketNum(when), x), "bucket %d: bucketStart(bucketNum(%d), %d)", b, when, x)
 		}
 	}
 }

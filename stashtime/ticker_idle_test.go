@@ -4,6 +4,9 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The span a backing-off ticker skips doubles from two periods, once
@@ -28,9 +31,7 @@ func TestTickerIdleAfter(t *testing.T) {
 		{tickerIdleMax, math.MaxUint32, now},
 		{math.MaxInt64, math.MaxUint32, now},
 	} {
-		if got := idleAfter(now, c.period, c.drops) - now; got != c.want-now {
-			t.Errorf("period %d, drops %d: now+%d, want now+%d", c.period, c.drops, got, c.want-now)
-		}
+		assert.Equal(t, c.want-now, idleAfter(now, c.period, c.drops)-now, "period %d, drops %d: idleAfter - now", c.period, c.drops)
 	}
 }
 
@@ -55,21 +56,17 @@ func TestTickerIdleBacksOffAndResumes(t *testing.T) {
 	fired := w.Stats().Fired - before
 	// 1 delivery, tickerIdle drops, 7 doubling spans to 134 ms, then
 	// about 10 s / 134 ms.
-	if most := int64(1 + tickerIdle + 7 + 10_000/(tickerIdleMax/int64(period)) + 10); fired > most || fired <= tickerIdle {
-		t.Errorf("an unread 1 ms ticker fired %d times in 10 s, want more than %d and at most %d", fired, tickerIdle, most)
-	}
+	most := int64(1 + tickerIdle + 7 + 10_000/(tickerIdleMax/int64(period)) + 10)
+	assert.Greater(t, fired, int64(tickerIdle), "firings of an unread 1 ms ticker in 10 s")
+	assert.LessOrEqual(t, fired, most, "firings of an unread 1 ms ticker in 10 s")
 
 	start := clk.Now() - 10_000*int64(period)
 	v := <-tk.C
-	if got := v.Sub(clk.Epoch).Nanoseconds(); got != start+int64(period) {
-		t.Fatalf("the waiting tick is %d, want the first one, %d", got, start+int64(period))
-	}
+	require.Equal(t, start+int64(period), v.Sub(clk.Epoch).Nanoseconds(), "the waiting tick: want the first one")
 	read := clk.Now()
 	var got int64
 	for got == 0 {
-		if clk.Now()-read >= tickerIdleMax+int64(period) {
-			t.Fatal("no tick within tickerIdleMax of taking the waiting one")
-		}
+		require.Less(t, clk.Now()-read, tickerIdleMax+int64(period), "no tick within tickerIdleMax of taking the waiting one")
 		step()
 		select {
 		case v := <-tk.C:
@@ -77,19 +74,12 @@ func TestTickerIdleBacksOffAndResumes(t *testing.T) {
 		default:
 		}
 	}
-	if (got-start)%int64(period) != 0 {
-		t.Errorf("the tick after the backoff, %d, is off phase", got)
-	}
+	assert.Zero(t, (got-start)%int64(period), "the tick after the backoff, %d, is off phase", got)
 	for k := int64(1); k <= 3*tickerIdle; k++ {
 		step()
-		select {
-		case v := <-tk.C:
-			if v := v.Sub(clk.Epoch).Nanoseconds(); v != got+k*int64(period) {
-				t.Fatalf("tick %d after resuming is %d, want %d", k, v, got+k*int64(period))
-			}
-		default:
-			t.Fatalf("no tick %d after resuming", k)
-		}
+		require.Len(t, tk.C, 1, "no tick %d after resuming", k)
+		v := <-tk.C
+		require.Equal(t, got+k*int64(period), v.Sub(clk.Epoch).Nanoseconds(), "tick %d after resuming", k)
 	}
 }
 
@@ -109,9 +99,7 @@ func TestTickerIdleSlowReaderExact(t *testing.T) {
 			w.Sync()
 		}
 		v := <-tk.C
-		if got := v.Sub(clk.Epoch).Nanoseconds(); got != lastRead+int64(period) {
-			t.Fatalf("read %d got the tick at %d, want %d (the first after the read before)", r, got, lastRead+int64(period))
-		}
+		require.Equal(t, lastRead+int64(period), v.Sub(clk.Epoch).Nanoseconds(), "read %d: want the first tick after the read before", r)
 		lastRead = clk.Now()
 	}
 }
