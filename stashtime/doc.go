@@ -13,32 +13,48 @@
 // time is re-exported unchanged, as an alias, so values move freely between
 // code that imports either.
 //
-// # The wheel
+// # How it works
 //
-// Timers live in a lock-free hierarchical timer wheel (package
-// internal/stash) driven by one goroutine locked to an OS thread, which
-// sleeps to the nanosecond (package poller: timerfd and epoll on Linux).
-// Starting, stopping and resetting a timer take at most the timer's own
-// small lock and one per-P list lock (starting a ticker, two): a producer
-// files the timer with a few atomic operations, or lists it on its P's
-// list, which the driver drains.
-// One consumer at a time walks the wheel, fires what is due in deadline
-// order, and reclaims what it has passed: the driver, or a goroutine that
-// starts or resets a timer, or sleeps, and finds a timer due while the
-// driver is not running (see below).
+// Seven mechanisms make up a wheel; to change how it fires timers, these
+// are what to hold in mind:
 //
-// A timer is filed at a key no later than its deadline: its deadline if that
-// is near, else one to two grains before it, on a multiple of a grain of a
-// quarter to an eighth of the distance, so far timers share dense buckets
-// and the walk meets them well before they are due. When the walk meets a
-// timer early it files it again, closer. Pushing a pending deadline later
-// (the idle-deadline pattern) is therefore one CAS on the timer's deadline,
-// taking no lock, for an AfterFunc timer or a channel timer armed a second
-// or more ahead, once a Reset or the driver has filed it (the first Reset
-// after a start takes the lock): the timer is re-filed, once, when its old
-// key comes.
-// Timers due within a lookahead (4.2 ms) of the clock wait in the driver's
-// small near heap, which fires them by the precision rule.
+//  1. The store (package internal/stash): a lock-free hierarchical slot
+//     store keyed by deadline, in buckets of about 1 ms. Producers file a
+//     timer with a few atomic operations and never block; one consumer at
+//     a time walks the buckets in order, skips empty stretches and reclaims
+//     what it has passed.
+//  2. Placement (placement.go): where a pending timer waits, by how far
+//     ahead it is due: in the near heap within a lookahead (4.2 ms); in the
+//     store at its deadline; beyond about 1 s in the store one to two
+//     grains early, on a grain of a quarter to an eighth of the distance,
+//     so that far timers share dense buckets and the walk re-files them
+//     closer; from 67 ms on first on a per-P list. Every holder lies at or
+//     before the deadline, so the walk meets every timer in time.
+//  3. The intake (intake.go): each P's lists of timers not yet settled. A
+//     far timer waits there until the consumer's next pass files it, and
+//     most are stopped before then and never touch the store; a channel
+//     timer armed far waits there for the next garbage collection, after
+//     which it refers to its channel weakly, so that an abandoned one is
+//     collected.
+//  4. The entry (entry.go): a timer's state, under its own small lock, with
+//     the table of its states at the top of the file. Pushing a pending
+//     deadline later (the idle-deadline pattern) is one CAS on the
+//     deadline, without the lock, for an AfterFunc timer or a channel timer
+//     armed a second or more ahead, once the driver or a Reset has filed
+//     it: the timer is re-filed, once, when its old key comes.
+//  5. The near heap and the precision rule (heap.go, precision.go): the
+//     timers due within the lookahead wait in the consumer's binary heap,
+//     which fires them in deadline order, each within its slack (see
+//     Precision).
+//  6. The consumer role (consumer.go, driver.go): one goroutine at a time
+//     walks, fires, cleans and compacts. The driver, a goroutine locked to
+//     its OS thread that sleeps to the nanosecond in the poller (package
+//     poller: a timerfd in epoll on Linux), holds the role while it works;
+//     a goroutine that finds timers due while the driver is not running
+//     takes it for one pass (see Who fires timers).
+//  7. Housekeeping (compact.go): cleaning what the walk has passed, and
+//     compacting the slots that Stop and Reset emptied once they outnumber
+//     half the live timers, so that memory follows what is live.
 //
 // # Precision
 //
@@ -77,12 +93,6 @@
 // the timers and the driver sleeps on, and a busy process that keeps the
 // driver's thread waiting for a processor does not keep its timers waiting
 // too. Stats.Helped counts those passes.
-//
-// A timer due 67 ms or more ahead is not filed at once: it waits on a list
-// of the P that started it, and the driver files the lists' timers at the
-// start of its next pass. Most such timers are stopped before then and never
-// touch the wheel; one stopped and armed again before then keeps its place
-// on the list.
 //
 // The process-wide wheel that the package-level functions use starts on
 // first use and is never stopped; NewWheel makes independent ones, on the
