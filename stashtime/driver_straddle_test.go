@@ -85,16 +85,18 @@ func TestPrewalkStraddle(t *testing.T) {
 	require.False(t, kFired, "the timer due at base+200 fired, the one due at base+100 had not")
 }
 
-// hookClock is a ManualClock that, once armed, calls hook at its second
-// reading from then on, and returns what the clock reads after it.
+// hookClock is a ManualClock that, once armed, calls hook at its first
+// reading after the wheel's walk count reaches walks, and returns what the
+// clock reads after it.
 type hookClock struct {
 	*ManualClock
-	reads atomic.Int32 // readings left until the hook; 0: none armed
+	w     *Wheel
+	walks atomic.Int64 // 0: none armed
 	hook  func()
 }
 
 func (c *hookClock) Now() int64 {
-	if c.reads.Load() > 0 && c.reads.Add(-1) == 0 {
+	if n := c.walks.Load(); n > 0 && c.w.walks.Load() >= n && c.walks.CompareAndSwap(n, 0) {
 		c.hook()
 	}
 	return c.ManualClock.Now()
@@ -112,24 +114,37 @@ func TestLateFilingBehindWalk(t *testing.T) {
 	clk := &hookClock{ManualClock: NewManualClock(time.Unix(0, 0))}
 	w, err := NewWheel(Options{Clock: clk})
 	require.NoError(t, err)
+	clk.w = w
 	defer w.Close()
 	z := w.NewTimer(Duration(2 * ms))
 	w.Sync() // the walk took z into the near heap
 	var x *Timer
+	hooked := make(chan struct{})
 	clk.hook = func() {
-		// On the driver's thread, between its walk and its fire loop
-		// when the pass reads the clock twice: a timer due before z,
-		// behind the walk, and then a clock past both. x stays locked,
-		// so the pass after this one stops at it.
+		// On the driver's goroutine, at the first reading after a walk
+		// (the fire loop's, when a pass read the clock twice): a timer
+		// due before z, behind the walk, and then a clock past both. x
+		// stays locked, so the pass after this one stops at it.
 		x = w.NewTimer(Duration(ms))
 		x.e.mu.Lock()
 		clk.Set(10 * ms)
+		close(hooked)
 	}
-	walks := w.Stats().Walks
-	clk.reads.Store(2)
+	walks := w.walks.Load()
+	clk.walks.Store(walks + 1)
 	w.poller.Wake()
+	select {
+	case <-hooked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no clock reading after a walk within 10 s")
+	}
 	// Once the next pass has begun, the pass that met the hook is done.
-	waitFor(t, func() bool { return clk.reads.Load() == 0 && w.Stats().Walks >= walks+2 })
+	for deadline := time.Now().Add(10 * time.Second); w.walks.Load() < walks+2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			x.e.mu.Unlock()
+			t.Fatal("no pass began after the hook within 10 s")
+		}
+	}
 	zFirst := len(z.C) == 1
 	x.e.mu.Unlock()
 	require.False(t, zFirst, "the timer due at 2ms fired, the one due at 1ms had not")
