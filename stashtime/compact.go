@@ -16,25 +16,24 @@ const compactMin = 4096
 
 // compaction is the bookkeeping for it. Wheel.holes is a counter whose
 // cells every emptied slot adds to; each cell adds to reported once per
-// holeBatch of its own, so the mark is checked against a shared word only
-// that often, and lags the true count by less than holeBatch a cell.
+// holeBatch of its own, so the shared word is written only that often, and
+// lags the true count by less than holeBatch a cell.
+//
+// Compaction has no wake-up of its own: the driver checks the mark after
+// every round of work, and while any timer is live it sleeps at most
+// maxSleep (once none is, it runs one more round before it parks). So the
+// slots emptied between two checks are those of at most maxSleep of Stops.
 type compaction struct {
 	reported atomic.Int64 // emptied slots reported by the cells
 	at       atomic.Int64 // the reported count at which to compact next
-	woken    atomic.Bool  // a report past at has woken the driver for it
 }
 
 const holeBatch = 64
 
-// noteHole records one more emptied slot and wakes the driver once the
-// reported count reaches the mark.
+// noteHole records one more emptied slot.
 func (w *Wheel) noteHole() {
-	if w.holes.add(1)%holeBatch != 0 {
-		return
-	}
-	n := w.compaction.reported.Add(holeBatch)
-	if n >= w.compaction.at.Load() && w.compaction.woken.CompareAndSwap(false, true) {
-		w.poller.Wake()
+	if w.holes.add(1)%holeBatch == 0 {
+		w.compaction.reported.Add(holeBatch)
 	}
 }
 
@@ -49,7 +48,6 @@ func (d *driver) compact() {
 	w.store.Compact()
 	w.compacts.Add(1)
 	w.compaction.at.Store(n + max(compactMin, w.live()/2))
-	w.compaction.woken.Store(false)
 }
 
 // clean reclaims the store below the walk, once per bucket passed.
