@@ -111,10 +111,13 @@ func (w *Wheel) place(e *entry, now int64, p int) {
 }
 
 // listNew lists a new func or channel timer to be filed, complete, as
-// place and weakenLater would, and reports whether it did. It takes no
-// lock of e: the listing publishes e, under the shard's lock, and e is not
-// touched after it.
+// place and weakenLater would, if it is due at least intakeAhead later, and
+// reports whether it did. It takes no lock of e: the listing publishes e,
+// under the shard's lock, and e is not touched after it.
 func (w *Wheel) listNew(e *entry, now, when int64, p int) bool {
+	if when-now < intakeAhead || e.kind != kindFunc && e.kind != kindChan {
+		return false
+	}
 	weakens := weakensLater(e.kind, when-now)
 	grip := e.grip
 	e.holder = intakeHolder

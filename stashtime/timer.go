@@ -86,7 +86,7 @@ func (w *Wheel) start(e *entry, now, when int64) {
 	w.starts.addOn(p, 1)
 	// The entry is left closed (see entry.unlock): the first Reset opens
 	// it, so a timer stopped without one costs no atomic store for it.
-	if (e.kind == kindFunc || e.kind == kindChan) && when-now >= intakeAhead && w.listNew(e, now, when, p) {
+	if w.listNew(e, now, when, p) {
 		return
 	}
 	// file records the slot after the store has published e, and from
