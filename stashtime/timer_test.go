@@ -1,7 +1,9 @@
 package stashtime_test
 
-// Rules 7 and 8 of docs/semantics.md: the results of Stop and Reset in each
-// state of the current arming, no stale values, exactly once.
+// The Timer API of timer.go against rules 7 and 8 of docs/semantics.md: the
+// results of Stop and Reset in each state of the current arming, no stale
+// values, exactly once. (The other conformance tests, of the rules that
+// span the package, are in conformance_*_test.go.)
 
 import (
 	"fmt"
