@@ -1,9 +1,9 @@
 package stashtime_test
 
 // The Ticker API of ticker.go against rules 12 and 13 of docs/semantics.md:
-// tickers are fixed-rate and phase aligned, drop missed ticks, buffer at most the oldest one; Stop and Reset
-// discard an undelivered tick; Reset restarts a stopped ticker; the zero
-// Ticker and non-positive intervals.
+// tickers are fixed-rate and phase aligned, drop missed ticks, buffer at
+// most the oldest one; Stop and Reset discard an undelivered tick; Reset
+// restarts a stopped ticker; the zero Ticker and non-positive intervals.
 
 import (
 	"fmt"
