@@ -1,10 +1,11 @@
 package stashtime_test
 
 // Shared helpers of the conformance tests (conformance_*_test.go,
-// timer_test.go, ticker_test.go) and the stress tests (stress_test.go). The conformance tests check the rules of
-// docs/semantics.md against this package's public API only; time matters in
-// most of them, so they drive a Wheel on a ManualClock, where a timer fires
-// only when the test advances the clock and calls Sync.
+// timer_test.go, ticker_test.go) and the stress tests (stress_test.go). The
+// conformance tests check the rules of docs/semantics.md against this
+// package's public API only; time matters in most of them, so they drive a
+// Wheel on a ManualClock, where a timer fires only when the test advances
+// the clock and calls Sync.
 
 import (
 	"math/rand/v2"
