@@ -126,6 +126,7 @@ func (d *driver) pass() (more bool, fired int, held bool) {
 	w := d.w
 	now := w.now()
 	w.walks.Add(1)
+	w.peepEnd.Store(0) // the consumer's own filings need count nothing
 	if w.system {
 		epoch.Advance(now) // a coarse clock for stashnet's idle timeouts
 	}

@@ -80,6 +80,7 @@ func (w *Wheel) file(e *entry, now int64) {
 	}
 	e.holder, e.qb = storeHolder, w.bucketNum(w.bucketOf(key))
 	e.slot = w.store.Add(uint64(key), e)
+	w.noteFiled(key, now)
 }
 
 // reachGrain is the grain a key filed at reach is rounded down to, so that

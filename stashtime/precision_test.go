@@ -154,3 +154,29 @@ func TestNearHeapWake(t *testing.T) {
 	h.push(nearItem{key: 140, latest: 400})
 	require.Equal(t, int64(150), wake(), "two items in the window: the latest")
 }
+
+// TestPeepedBucket checks that the driver sleeps past a sparse bucket
+// beyond the lookahead straight to the instant its first timer must fire
+// (here a lone timer's deadline), not to a lookahead before the bucket to
+// take its timers in first; and that the producers that file peepMax more
+// timers there meanwhile, none of which needs the driver sooner, have it
+// look again, and take the bucket in a lookahead early.
+func TestPeepedBucket(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	now := clk.Now()
+	d := 20 * time.Millisecond
+	w.NewTimer(d)
+	w.Sync()
+	require.Equal(t, int64(d), waitSleep(t, w)-now, "a lone timer in a sparse bucket")
+	for i := range peepMax - 1 {
+		w.NewTimer(d + time.Duration(i+1)*time.Microsecond)
+	}
+	require.Equal(t, int64(d), w.sleepUntil.Load()-now, "after peepMax-1 more timers filed in the bucket")
+	w.NewTimer(d + time.Duration(peepMax)*time.Microsecond)
+	// No Sync, which would wake the driver itself: the filing must.
+	b := w.bucketOf(now + int64(d))
+	require.Eventually(t, func() bool {
+		su := w.sleepUntil.Load()
+		return su != running && su <= b-w.lookahead
+	}, 10*time.Second, 50*time.Microsecond, "the driver did not look again after peepMax more timers were filed in the bucket")
+}

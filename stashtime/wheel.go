@@ -111,6 +111,10 @@ type Wheel struct {
 	// ask for to have the intake drained, which need no help.
 	consumer atomic.Bool
 	helpAt   atomic.Int64
+	// peepEnd is, while the driver sleeps toward a peeped bucket, the end
+	// of what its walk will take in then, and 0 otherwise; peepAdds counts
+	// the timers producers file before it meanwhile (see wakeFor).
+	peepEnd, peepAdds atomic.Int64
 	// intake's floor, which the driver raises every pass and producers of
 	// far timers read, and its armed flag, which they read, share
 	// sleepUntil's line, which they read anyway; its sweep's state follows.
