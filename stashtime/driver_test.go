@@ -76,6 +76,13 @@ func testPrewalk(t *testing.T, lead time.Duration, first int) {
 	}
 	fired := func() int64 { return w.Stats().Fired }
 
+	if int64(lead) > maxAhead {
+		// The driver may still be finishing a round (a wake-up a list of
+		// the intake asked for while the timers were started): wait
+		// until it sleeps toward its look maxAhead before the bucket.
+		require.Eventually(t, func() bool { return w.sleepUntil.Load() == base-maxAhead }, 10*time.Second, 50*time.Microsecond,
+			"the driver does not sleep toward its look maxAhead before the bucket")
+	}
 	w0 := walks()
 	if int64(lead) > maxAhead {
 		clk.Set(base - maxAhead)
