@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -79,24 +78,14 @@ func contextRows(r *runner) {
 	}
 }
 
-// startLiveContexts makes n pending contexts with wt, from GOMAXPROCS
-// goroutines, as startLive starts timers, and returns their cancels.
+// startLiveContexts makes n pending contexts with wt, spread over the Ps
+// as startLive starts timers, and returns their cancels.
 func startLiveContexts(wt func(context.Context, time.Duration) (context.Context, context.CancelFunc), n int, seed uint64) []context.CancelFunc {
 	cancels := make([]context.CancelFunc, n)
-	procs := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	for p := range procs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(seed, uint64(p)))
-			for i := p * n / procs; i < (p+1)*n/procs; i++ {
-				var ctx context.Context
-				ctx, cancels[i] = wt(context.Background(), liveMin+time.Duration(rng.Int64N(int64(liveSpan))))
-				_ = ctx.Done() // pending: waited on, its deadline on the wheel
-			}
-		}()
-	}
-	wg.Wait()
+	overPs(n, seed, func(i int, rng *rand.Rand) {
+		var ctx context.Context
+		ctx, cancels[i] = wt(context.Background(), liveMin+time.Duration(rng.Int64N(int64(liveSpan))))
+		_ = ctx.Done() // pending: waited on, its deadline on the wheel
+	})
 	return cancels
 }

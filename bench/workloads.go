@@ -75,11 +75,20 @@ func workloadNames() []string {
 	return s
 }
 
-// startLive starts n live timers on im. GOMAXPROCS goroutines start a share
-// each, so that, as in a server, time's live timers are spread over the
-// per-P heaps rather than all in the heap of whichever P ran the setup.
+// startLive starts n live timers on im.
 func startLive(im *impl, n int, seed uint64) []timer {
 	ts := make([]timer, n)
+	overPs(n, seed, func(i int, rng *rand.Rand) {
+		ts[i] = im.afterFunc(liveMin+time.Duration(rng.Int64N(int64(liveSpan))), noop)
+	})
+	return ts
+}
+
+// overPs calls start(i, rng) for every i in [0, n). GOMAXPROCS goroutines
+// take a share each, so that, as in a server, what they start is spread
+// over the Ps (time's timers over the per-P heaps) rather than all on
+// whichever P ran the setup.
+func overPs(n int, seed uint64, start func(i int, rng *rand.Rand)) {
 	procs := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	for p := range procs {
@@ -88,12 +97,11 @@ func startLive(im *impl, n int, seed uint64) []timer {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(seed, uint64(p)))
 			for i := p * n / procs; i < (p+1)*n/procs; i++ {
-				ts[i] = im.afterFunc(liveMin+time.Duration(rng.Int64N(int64(liveSpan))), noop)
+				start(i, rng)
 			}
 		}()
 	}
 	wg.Wait()
-	return ts
 }
 
 // stopAll stops every timer of ts, drops them and collects the garbage, so
