@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Interleaved ratios: runs a package's benchmarks ROUNDS times, one sample
-# of every case per round, so that impl=time and impl=stash (or impl=heap
-# and impl=stash) of a case always run seconds apart and meet the same
-# machine noise; then prints, per case, each side's median and the median
+# of every case per round, so that the baseline (impl=time, impl=context or
+# impl=heap) and impl=stash of a case always run seconds apart and meet the
+# same machine noise; then prints, per case, each side's median and the median
 # and range of the per-round ratios (baseline/stash: above 1, stash is
 # better). On a noisy machine this is fairer than -count N, which takes all
 # of one side's samples before the other's.
@@ -42,7 +42,7 @@ function median(s,    n, a, i, j, t) {
 }
 END {
 	for (c in cases) {
-		base = ((c, "time") in impls) ? "time" : "heap"
+		base = ((c, "time") in impls) ? "time" : ((c, "context") in impls) ? "context" : "heap"
 		bs = ""; ss = ""; rs = ""; lo = 1e18; hi = 0
 		for (r in rounds) if ((c, base, r) in v && (c, "stash", r) in v) {
 			b = v[c, base, r]; s = v[c, "stash", r]

@@ -125,3 +125,33 @@ func count(n int) string {
 	}
 	return fmt.Sprint(n)
 }
+
+// floorCtx is what any context with a deadline and a Done channel holds at
+// the least: the deadline and the channel (with its parent, 64 bytes with
+// this package's other fields, as timerCtx is).
+type floorCtx struct {
+	parent   stdcontext.Context
+	deadline time.Time
+	done     chan struct{}
+	_        [2]uintptr
+}
+
+var (
+	floorSink  *floorCtx
+	cancelSink func()
+)
+
+// BenchmarkDoneFloor is the work every WithTimeout+Done+cancel does,
+// whichever package makes it: one time.Now, a 64-byte context, its cancel
+// func, and the Done channel made and closed. Beside
+// BenchmarkWithTimeoutDoneCancel's impl=context it bounds the ratio any
+// implementation can reach at live=0.
+func BenchmarkDoneFloor(b *testing.B) {
+	bg := stdcontext.Background()
+	for range b.N {
+		c := &floorCtx{parent: bg, deadline: time.Now().Add(time.Second), done: make(chan struct{})}
+		cancel := func() { close(c.done) }
+		floorSink, cancelSink = c, cancel // both escape, as WithTimeout's do
+		cancel()
+	}
+}
