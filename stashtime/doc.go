@@ -94,6 +94,12 @@
 // driver's thread waiting for a processor does not keep its timers waiting
 // too. Stats.Helped counts those passes.
 //
+// Asleep in the poller, the driver's thread keeps its P. So that the
+// goroutines a pass made runnable do not wait on that P, the driver
+// yields once before it sleeps: otherwise the runtime's monitor takes the
+// P back, and then checks every 20 µs for a while, thousands of thread
+// wake-ups a second in a busy server.
+//
 // The process-wide wheel that the package-level functions use starts on
 // first use and is never stopped; NewWheel makes independent ones, on the
 // system clock or on a ManualClock for deterministic tests.
