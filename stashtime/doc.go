@@ -24,7 +24,7 @@
 //     a time walks the buckets in order, skips empty stretches and reclaims
 //     what it has passed.
 //  2. Placement (placement.go): where a pending timer waits, by how far
-//     ahead it is due: in the near heap within a lookahead (4.2 ms); in the
+//     ahead it is due: in the near heap within a lookahead (16.8 ms); in the
 //     store at its deadline; beyond about 1 s in the store one to two
 //     grains early, on a grain of a quarter to an eighth of the distance,
 //     so that far timers share dense buckets and the walk re-files them
@@ -60,13 +60,14 @@
 //
 // A timer never fires before its deadline, and at most a slack after it
 // that grows with how far ahead it was armed: a power of two between a 32nd
-// and a 16th of the distance, capped at DefaultSlack (about 131 µs):
+// and a 16th of the distance, capped at DefaultSlack (about 524 µs):
 //
 //	armed d ahead     may fire up to
 //	below 32 ns       0 (exact)
 //	100 µs            4 µs
 //	1 ms              32 µs
-//	2.1 ms or more    131 µs
+//	4 ms              131 µs
+//	8.4 ms or more    524 µs
 //
 // The driver sleeps to the latest instant that still serves every timer in
 // its near heap, so timers due close together fire in one wake-up, and a

@@ -15,7 +15,7 @@ import (
 //
 //	distance from now          holder                                  decided by
 //	within the walk's end      the near heap, keyed by the deadline    refile (the consumer)
-//	  (a lookahead, 4.2 ms)
+//	  (a lookahead, 16.8 ms)
 //	below intakeAhead (67 ms)  the store, keyed by the deadline        file
 //	intakeAhead or more        the toFile list of the arming P's       place, listNew (producers),
 //	                           intake shard; the drain then files it   intake.drain (the consumer)

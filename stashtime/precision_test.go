@@ -19,8 +19,8 @@ func TestSlackTable(t *testing.T) {
 		want int64
 	}{
 		{0, 0}, {31, 0}, {32, 2}, {100 * time.Microsecond, 4096},
-		{time.Millisecond, 32768}, {2100 * time.Microsecond, 1 << 17},
-		{10 * time.Millisecond, 1 << 17}, {time.Hour, 1 << 17}, {-time.Second, 0},
+		{time.Millisecond, 32768}, {2100 * time.Microsecond, 1 << 17}, {4 * time.Millisecond, 1 << 17},
+		{8400 * time.Microsecond, 1 << 19}, {time.Hour, 1 << 19}, {-time.Second, 0},
 	} {
 		assert.Equal(t, c.want, w.slack(int64(c.d)), "slack(%v)", c.d)
 	}
@@ -33,7 +33,7 @@ func TestSlackTable(t *testing.T) {
 		opt       time.Duration
 		max, look int64
 	}{
-		{0, 1 << 17, 1 << 22}, {-1, 0, 0}, {time.Second, 1 << 20, 1 << 25}, {100 * time.Microsecond, 100_000, 1 << 22},
+		{0, 1 << 19, 1 << 24}, {-1, 0, 0}, {time.Second, 1 << 20, 1 << 25}, {100 * time.Microsecond, 100_000, 1 << 22},
 	} {
 		max := slackOption(c.opt)
 		assert.Equal(t, c.max, max, "Slack %v: cap", c.opt)

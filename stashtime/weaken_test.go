@@ -252,7 +252,7 @@ func TestWeakenEager(t *testing.T) {
 		for range n {
 			// Beyond the lookahead, so that no pass takes it into the
 			// near heap before the Reset, which re-arms it in place.
-			tm := w.NewTimer(10 * time.Millisecond)
+			tm := w.NewTimer(40 * time.Millisecond)
 			tm.Reset(time.Hour) // in place in the store: in toWeaken
 			ts = append(ts, tm)
 		}
