@@ -14,7 +14,10 @@ import (
 // bookkeeping per Read, with package net the read deadline pushed after
 // every Read, with stashnet the wrapper's Read with IdleTimeout. Both Reads
 // are from a connection that returns at once, so only the bookkeeping
-// differs. The clock read of time.Now().Add is in both deadline rows.
+// differs. The clock read of time.Now().Add is in both deadline-touch
+// columns; the timeout-touch row makes the same call, stashnet.SetReadTimeout,
+// on both connections: on the plain one it is SetReadDeadline(time.Now().Add(d)),
+// on the wrapped one it reads the monotonic clock alone.
 func netRows(r *runner) {
 	client, server, err := tcpPair()
 	if err != nil {
@@ -29,6 +32,13 @@ func netRows(r *runner) {
 		return func(b *testing.B) {
 			for range b.N {
 				c.SetReadDeadline(time.Now().Add(d))
+			}
+		}
+	}
+	timeoutTouch := func(c net.Conn) func(*testing.B) {
+		return func(b *testing.B) {
+			for range b.N {
+				stashnet.SetReadTimeout(c, d)
 			}
 		}
 	}
@@ -53,6 +63,12 @@ func netRows(r *runner) {
 				return touch(client)
 			}
 			return touch(wrapped)
+		}},
+		{"net timeout-touch", "ns/op SetReadTimeout(30s)", func(im *impl) func(*testing.B) {
+			if im == implTime {
+				return timeoutTouch(client)
+			}
+			return timeoutTouch(wrapped)
 		}},
 		{"net idle-touch", "ns/op per Read", func(im *impl) func(*testing.B) {
 			if im == implTime {

@@ -111,3 +111,24 @@ func BenchmarkDeadlineSet(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTimeoutTouch is BenchmarkDeadlineTouch through SetReadTimeout:
+// on the plain connection it is the same SetReadDeadline(time.Now().Add),
+// on the wrapped one it reads the monotonic clock alone.
+func BenchmarkTimeoutTouch(b *testing.B) {
+	for _, impl := range benchImpls {
+		b.Run("impl="+impl, func(b *testing.B) {
+			c, _ := tcpPair(b)
+			if impl == "stash" {
+				c = WrapConn(c)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if err := SetReadTimeout(c, 30*time.Second); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"os"
 	"strings"
@@ -177,6 +178,69 @@ var deadlineCases = []struct {
 		}
 		write(t, peer, "z")
 		readOne(t, c, 'z')
+	}},
+	{"read timeout expires during blocked Read", func(t *testing.T, c, peer net.Conn) {
+		start := time.Now()
+		if err := SetReadTimeout(c, 50*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		blockedReadFails(t, c, start.Add(50*time.Millisecond))
+	}},
+	{"read timeout pushed later", func(t *testing.T, c, peer net.Conn) {
+		if err := SetReadTimeout(c, 50*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		if err := SetReadTimeout(c, math.MaxInt64); err != nil { // saturates, as time.Time.Add does
+			t.Fatal(err)
+		}
+		time.AfterFunc(150*time.Millisecond, func() { peer.Write([]byte("x")) })
+		readOne(t, c, 'x')
+	}},
+	{"timeout of zero or less fails I/O at once", func(t *testing.T, c, peer net.Conn) {
+		write(t, peer, "x") // even with data to read
+		time.Sleep(10 * time.Millisecond)
+		if err := SetReadTimeout(c, 0); err != nil {
+			t.Fatal(err)
+		}
+		_, err := c.Read(make([]byte, 1))
+		checkTimeout(t, "Read", err)
+		if err := SetWriteTimeout(c, -time.Second); err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Write([]byte("x"))
+		checkTimeout(t, "Write", err)
+	}},
+	{"timeout sets both directions", func(t *testing.T, c, peer net.Conn) {
+		start := time.Now()
+		if err := SetTimeout(c, 100*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		dl := start.Add(100 * time.Millisecond)
+		type result struct {
+			err error
+			at  time.Time
+		}
+		done := make(chan result, 1)
+		go func() {
+			_, err := c.Write(make([]byte, 64<<20)) // more than the socket buffers hold; peer reads nothing
+			done <- result{err, time.Now()}
+		}()
+		blockedReadFails(t, c, dl)
+		r := <-done
+		checkTimeout(t, "blocked Write", r.err)
+		if r.at.Before(dl) {
+			t.Fatalf("Write failed %v before its deadline", dl.Sub(r.at))
+		}
+	}},
+	{"timeout after Close", func(t *testing.T, c, peer net.Conn) {
+		c.Close()
+		for name, set := range map[string]func(net.Conn, time.Duration) error{
+			"SetTimeout": SetTimeout, "SetReadTimeout": SetReadTimeout, "SetWriteTimeout": SetWriteTimeout,
+		} {
+			if err := set(c, time.Second); !errors.Is(err, net.ErrClosed) {
+				t.Fatalf("%s after Close: %v, want net.ErrClosed", name, err)
+			}
+		}
 	}},
 	{"past write deadline fails Write at once", func(t *testing.T, c, peer net.Conn) {
 		if err := c.SetWriteDeadline(time.Now().Add(-time.Second)); err != nil {

@@ -75,17 +75,28 @@ func (d *deadline) setDeadline(t time.Time) error {
 			case cur == noTimer || !isMark(cur):
 				return nil // already clear
 			default:
-				return d.slowSet(t, 0)
+				return d.slowSet(0, true)
 			}
 		}
 	}
-	v := nanos(t)
+	return d.setNanos(nanos(t))
+}
+
+// setTimeout sets the direction's deadline to dur from now, reading only
+// the monotonic clock.
+func (d *deadline) setTimeout(dur time.Duration) error {
+	now := monoNow()
+	return d.setNanos(now + min(int64(dur), maxDeadline-now))
+}
+
+// setNanos sets the direction's deadline to v, in nanos.
+func (d *deadline) setNanos(v int64) error {
 	for {
 		cur := d.dl.Load()
 		// The timer fires at or before |cur|: a deadline no earlier
 		// needs nothing else.
 		if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) {
-			return d.slowSet(t, v)
+			return d.slowSet(v, false)
 		}
 		if d.dl.CompareAndSwap(cur, v) {
 			return nil
@@ -93,16 +104,19 @@ func (d *deadline) setDeadline(t time.Time) error {
 	}
 }
 
-// slowSet sets the deadline under mu: t is the deadline, v its nanos (any
-// value when t is zero).
-func (d *deadline) slowSet(t time.Time, v int64) error {
+// slowSet sets the deadline under mu to v, in nanos, or clears it.
+func (d *deadline) slowSet(v int64, clear bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	cur := d.dl.Load()
 	if cur == closed {
-		return d.set(t) // the inner connection's error for use after Close
+		// The inner connection's error for use after Close.
+		if clear {
+			return d.set(time.Time{})
+		}
+		return d.set(base.Add(time.Duration(v)))
 	}
-	if t.IsZero() {
+	if clear {
 		if cur == expired {
 			if err := d.set(time.Time{}); err != nil {
 				return err

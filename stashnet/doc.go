@@ -29,6 +29,12 @@
 // errors are the inner connection's own, net.ErrClosed after Close
 // included.
 //
+// SetTimeout, SetReadTimeout and SetWriteTimeout set a deadline d from now,
+// as SetDeadline(time.Now().Add(d)) and its kin do. On a wrapped
+// connection they read the monotonic clock alone, about half of what
+// time.Now costs and, once the deadline is one CAS, most of what a push
+// later costs; on any other connection they make exactly that call.
+//
 // The IdleTimeout option closes a connection (or calls OnIdle) once no
 // Read or Write has succeeded for a while. A Read or Write only stamps the
 // connection with a coarse clock's epoch, an atomic load and no clock read
@@ -52,7 +58,8 @@
 // operation per expiry (and one more when a later deadline revives the
 // direction), not per Set. A deadline takes effect when the wheel fires
 // it, microseconds after the instant. Code that reads the clock to compute
-// a deadline (time.Now().Add(d)) still pays for the clock read.
+// a deadline (time.Now().Add(d)) still pays for the clock read; SetTimeout
+// and its kin pay for half of it.
 //
 // # Fast paths
 //

@@ -85,3 +85,25 @@ func ExampleWrapConn() {
 	// ping <nil>
 	// read pipe: i/o timeout
 }
+
+// SetReadTimeout sets a read deadline d from now, as
+// SetReadDeadline(time.Now().Add(d)) does; on a wrapped connection it
+// reads only the monotonic clock.
+func ExampleSetReadTimeout() {
+	c, peer := net.Pipe()
+	defer peer.Close()
+	w := stashnet.WrapConn(c)
+	defer w.Close()
+	go peer.Write([]byte("ping"))
+	stashnet.SetReadTimeout(w, 30*time.Second)
+	buf := make([]byte, 4)
+	_, err := io.ReadFull(w, buf)
+	fmt.Println(string(buf), err)
+
+	stashnet.SetReadTimeout(w, 10*time.Millisecond) // nothing more comes
+	_, err = w.Read(buf)
+	fmt.Println(err)
+	// Output:
+	// ping <nil>
+	// read pipe: i/o timeout
+}

@@ -55,6 +55,9 @@ func TestDeadlineProperty(t *testing.T) {
 		}
 		final := deadlineOp(opGen.Draw(rt, "final"))
 		near := time.Duration(rapid.IntRange(1, 20).Draw(rt, "nearMs")) * time.Millisecond
+		// Some workers set their deadlines with SetReadTimeout, d from
+		// now, which reads only the monotonic clock.
+		relative := rapid.SliceOfN(rapid.Bool(), workers, workers).Draw(rt, "relative")
 
 		c, peer := tcpPair(t)
 		w := WrapConn(c)
@@ -63,12 +66,18 @@ func TestDeadlineProperty(t *testing.T) {
 
 		var wg sync.WaitGroup
 		start := time.Now()
-		for _, seq := range ops {
+		for i, seq := range ops {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for _, op := range seq {
-					if err := w.SetReadDeadline(op.deadline(time.Now(), near)); err != nil {
+					var err error
+					if now := time.Now(); relative[i] && op != opClear {
+						err = SetReadTimeout(w, op.deadline(now, near).Sub(now))
+					} else {
+						err = w.SetReadDeadline(op.deadline(now, near))
+					}
+					if err != nil {
 						rt.Error(err)
 					}
 				}
