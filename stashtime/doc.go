@@ -97,9 +97,10 @@
 //
 // Asleep in the poller, the driver's thread keeps its P. So that the
 // goroutines a pass made runnable do not wait on that P, the driver
-// yields once before it sleeps: otherwise the runtime's monitor takes the
-// P back, and then checks every 20 µs for a while, thousands of thread
-// wake-ups a second in a busy server.
+// yields once before it sleeps if there are two or more: otherwise the
+// runtime's monitor takes the P back, and then checks every 20 µs for a
+// while, thousands of thread wake-ups a second in a busy server. A lone
+// one waits in the P's next slot, which an idle P takes at once.
 //
 // The process-wide wheel that the package-level functions use starts on
 // first use and is never stopped; NewWheel makes independent ones, on the

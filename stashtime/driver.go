@@ -105,12 +105,15 @@ func (w *Wheel) run() {
 		if again {
 			continue // a producer added an earlier deadline, or listed one, while we worked
 		}
-		if fired > 0 {
+		if fired > 1 {
 			// Let the goroutines the pass made runnable start before the
 			// driver sleeps. Asleep in the poller it keeps its P, and the
 			// runtime's monitor takes back a P in a system call whose run
 			// queue is not empty, then checks every 20 µs for a while:
 			// in a busy server, thousands of thread wake-ups a second.
+			// One goroutine alone waits in the P's next slot, which an
+			// idle P takes whole, at once, from a P in a system call: the
+			// yield would only make it later.
 			runtime.Gosched()
 		}
 		if err := w.poller.Wait(next); err != nil {

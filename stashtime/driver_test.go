@@ -156,7 +156,9 @@ func (p waitCounter) Wait(deadline int64) error {
 // back, which then polls every 20 µs for a while. With one P the order is
 // nearly certain: each callback sees the driver's Wait calls as they were
 // before the pass. Not quite: the scheduler takes the yielding driver
-// first one time in 61, for fairness, so two rounds in ten may miss.
+// first one time in 61, for fairness, so two rounds in ten may miss. A
+// lone callback, which an idle P would take from the driver's at once, is
+// not worth the yield: it runs once the driver sleeps.
 func TestYieldBeforeSleep(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	var waits atomic.Int64
@@ -168,9 +170,9 @@ func TestYieldBeforeSleep(t *testing.T) {
 	require.NoError(t, err)
 	defer w.Close()
 
-	const rounds, n = 10, 8
-	yielded := 0
-	for range rounds {
+	// round fires n callbacks and reports whether every one ran before
+	// the driver's next Wait.
+	round := func(n int) bool {
 		seen := make(chan int64, n)
 		for range n {
 			w.AfterFunc(time.Millisecond, func() { seen <- waits.Load() })
@@ -189,9 +191,18 @@ func TestYieldBeforeSleep(t *testing.T) {
 				t.Fatal("a due AfterFunc did not fire")
 			}
 		}
-		if all {
+		return all
+	}
+	const rounds = 10
+	yielded, lone := 0, 0
+	for range rounds {
+		if round(8) {
 			yielded++
+		}
+		if !round(1) {
+			lone++
 		}
 	}
 	require.GreaterOrEqual(t, yielded, rounds-2, "rounds whose callbacks all ran before the driver went back to sleep")
+	require.GreaterOrEqual(t, lone, rounds-2, "rounds whose lone callback ran after the driver went back to sleep")
 }
