@@ -15,6 +15,11 @@ var benchImpls = []string{"net", "stash"}
 // loopback TCP connection (a runtime timer update) and on the wrapped one
 // (a CAS).
 func BenchmarkDeadlineTouch(b *testing.B) {
+	benchTouch(b, func(c net.Conn) error { return c.SetReadDeadline(time.Now().Add(30 * time.Second)) })
+}
+
+// benchTouch runs touch on the plain connection and on the wrapped one.
+func benchTouch(b *testing.B, touch func(net.Conn) error) {
 	for _, impl := range benchImpls {
 		b.Run("impl="+impl, func(b *testing.B) {
 			c, _ := tcpPair(b)
@@ -24,7 +29,7 @@ func BenchmarkDeadlineTouch(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				if err := c.SetReadDeadline(time.Now().Add(30 * time.Second)); err != nil {
+				if err := touch(c); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -116,19 +121,5 @@ func BenchmarkDeadlineSet(b *testing.B) {
 // on the plain connection it is the same SetReadDeadline(time.Now().Add),
 // on the wrapped one it reads the monotonic clock alone.
 func BenchmarkTimeoutTouch(b *testing.B) {
-	for _, impl := range benchImpls {
-		b.Run("impl="+impl, func(b *testing.B) {
-			c, _ := tcpPair(b)
-			if impl == "stash" {
-				c = WrapConn(c)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				if err := SetReadTimeout(c, 30*time.Second); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchTouch(b, func(c net.Conn) error { return SetReadTimeout(c, 30*time.Second) })
 }
