@@ -127,7 +127,8 @@ func (d *driver) peepWake(b, now int64) (wake int64, ok bool) {
 	w := d.w
 	first, second, latest := int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MaxInt64)
 	n := 0
-	for _, e := range w.store.PeepRange(uint64(b), uint64(addSat(b, w.bucket+w.maxSlack+1))) {
+	end := addSat(b, w.bucket+w.maxSlack+1)
+	for _, e := range w.store.PeepRange(uint64(b), uint64(end)) {
 		if n++; n > peepMax {
 			return 0, false
 		}
@@ -148,10 +149,12 @@ func (d *driver) peepWake(b, now int64) (wake int64, ok bool) {
 	if n == 0 {
 		return 0, false
 	}
+	// A holder beyond the peeped range lies at or after end, and so is
+	// due no sooner: wake by then to take it in, whatever was peeped.
 	if second > latest {
-		return max(first, now), true // alone in its window
+		return max(min(first, end), now), true // alone in its window
 	}
-	return max(latest, now), true
+	return max(min(latest, end), now), true
 }
 
 // noteFiled counts a timer a producer filed at key while the driver
