@@ -27,6 +27,7 @@ type Store[T any] struct {
 	busy atomic.Bool // a consumer operation is running
 
 	stopFloor uint64 // see StopFloor; the consumer's
+	peepFloor uint64 // see PeepFloor; the consumer's
 
 	rootBuf  []rootKid // the consumer's scratch space for walking the root
 	stuckBuf []*ovItem // and for the overflow values a walk yields directly
@@ -91,6 +92,14 @@ func (s *Store[T]) OverflowMin() (key uint64, ok bool) {
 // everything below it in key order, whether or not it stopped the Walk.
 func (s *Store[T]) StopFloor() uint64 { return s.stopFloor }
 
+// PeepFloor is, after a PeepRange or Peep iterated to its end, a lower
+// bound of the keys of the values in its window that it did not yield
+// because it parked at a slot a producer had reserved but not filled (the
+// values behind such a slot, filled or not, are not yielded); it is
+// math.MaxUint64 if it parked nowhere. A consumer that plans from what it
+// peeped must not plan past it.
+func (s *Store[T]) PeepFloor() uint64 { return s.peepFloor }
+
 // Add stores v at key. It never blocks and may run concurrently with any
 // other method. Values at one key are walked in the order they were added,
 // but for one that the overflow area or Clean's salvage filed late (see
@@ -104,6 +113,12 @@ func (s *Store[T]) Add(key uint64, v *T) Ref {
 		panic("stash: Add of a nil value")
 	}
 	return Ref{s.add(key, unsafe.Pointer(v))}
+}
+
+// Holds reports whether the slot r names holds v: neither the walk nor
+// Remove has taken it out, and it has not moved.
+func (s *Store[T]) Holds(r Ref, v *T) bool {
+	return r.slot != nil && atomic.LoadPointer(r.slot) == unsafe.Pointer(v)
 }
 
 // A Ref names the slot a value was added to. The zero Ref names none.

@@ -120,6 +120,7 @@ func (s *Store[T]) PeepRange(begin, end uint64) iter.Seq2[uint64, *T] {
 		s.acquire()
 		defer s.release()
 		s.fileOverflow()
+		s.peepFloor = math.MaxUint64
 		w := walker[T]{s: s, yield: yield, floor: math.MaxUint64}
 		stuck := s.stuck(begin, end, false)
 		hi := s.limit(end)
@@ -127,8 +128,9 @@ func (s *Store[T]) PeepRange(begin, end uint64) iter.Seq2[uint64, *T] {
 	}
 }
 
-// NextBucket returns the first key of the first bucket in the window
-// [FirstValid, end) whose leaf holds slots the walk has not passed: values,
+// NextBucket returns the first key of the first bucket that starts before
+// end, from the one FirstValid lies in on, whose leaf holds slots the walk
+// has not passed: values,
 // slots reserved but not yet filled, and slots whose values were taken out
 // with Remove. It does not look at the overflow area (see OverflowMin). A
 // consumer that wakes at that key wastes no wake-ups on buckets that hold
@@ -137,7 +139,10 @@ func (s *Store[T]) PeepRange(begin, end uint64) iter.Seq2[uint64, *T] {
 func (s *Store[T]) NextBucket(end uint64) (key uint64, ok bool) {
 	s.acquire()
 	defer s.release()
+	// A value's key may lie after FirstValid and its deadline before it,
+	// in the same bucket: the caller looks at buckets, not keys.
 	begin := s.fv.Load()
+	begin -= begin % s.bucket
 	if end <= begin {
 		return 0, false
 	}
@@ -421,8 +426,12 @@ func (w *walker[T]) park(l *leaf) bool {
 // covers every slot reserved before the walk read its cursor: a producer
 // lowers it before it reserves.
 func (w *walker[T]) hold(key uint64) {
-	if w.consume && key < w.s.stopFloor {
-		w.s.stopFloor = key
+	switch {
+	case w.probe:
+	case w.consume:
+		w.s.stopFloor = min(w.s.stopFloor, key)
+	default:
+		w.s.peepFloor = min(w.s.peepFloor, key)
 	}
 }
 
