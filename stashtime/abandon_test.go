@@ -239,6 +239,7 @@ func hotAfterLoop(stash bool, n int) float64 {
 // per timer, as they do with package time after three back-to-back
 // runtime.GC calls. The back-to-back figures of both are logged.
 func TestAbandonedFreedByCollections(t *testing.T) {
+	skipIfChecked(t)
 	if testing.Short() || fidelityRace {
 		t.Skip("measures allocations of 10,000 timers in child processes")
 	}
@@ -265,6 +266,7 @@ func TestAbandonedFreedByCollections(t *testing.T) {
 // select { case <-work: case <-After(time.Minute): } leave at most 8 bytes
 // per abandoned timer after four collections (package time's: none).
 func TestAbandonedAfterHotLoopFlat(t *testing.T) {
+	skipIfChecked(t)
 	if testing.Short() || fidelityRace {
 		t.Skip("runs a million timers in child processes")
 	}

@@ -18,6 +18,7 @@ import (
 // empty, and the driver compacts the store; without compaction each would
 // keep its 8-byte slot for an hour.
 func TestStoppedTimersLeaveNothing(t *testing.T) {
+	skipIfChecked(t)
 	if testing.Short() {
 		t.Skip("100,000 timers")
 	}

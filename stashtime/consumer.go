@@ -1,10 +1,6 @@
 package stashtime
 
-import (
-	"runtime"
-
-	"github.com/stashgo/stash/poller"
-)
+import "runtime"
 
 // The consumer role. One goroutine at a time walks the store, fires from
 // the near heap, cleans and compacts: the holder of the consumer role
@@ -59,34 +55,4 @@ func (w *Wheel) help(now int64) {
 		}
 	}
 	w.consumer.Store(false)
-}
-
-// helpAt returns when goroutines should help the driver if it is to wake
-// at next: halfway from the first deadline in the near heap to next.
-func (d *driver) helpAt(next int64) int64 {
-	if len(d.heap) == 0 || d.heap[0].key >= next {
-		return next
-	}
-	return next - (next-d.heap[0].key)/2
-}
-
-// deferDriver puts off the driver's wake-up to next, when a helping pass at
-// now has done what it would have woken for. It raises sleepUntil first, so
-// that a producer whose timer needs the driver sooner lowers it again and
-// wakes it, then checks for a producer that added such a timer before it
-// raised it and asked for no wake-up, as the driver does before it sleeps.
-// The consumer role is held.
-func (w *Wheel) deferDriver(now, next int64) {
-	p, ok := w.poller.(poller.Deferrer)
-	su := w.sleepUntil.Load()
-	// The driver parks for good (poller.NoDeadline) only by itself, so
-	// that a deadlock is still reported.
-	if !ok || su == running || next <= su || next == poller.NoDeadline || !w.sleepUntil.CompareAndSwap(su, next) {
-		return
-	}
-	if n := w.drv.next(now); n < next || w.intake.waiting() {
-		w.wakeIfEarlier(min(n, now))
-		return
-	}
-	p.Defer(su, next)
 }

@@ -55,7 +55,9 @@ type driver struct {
 
 	heldFor int // passes in a row held back by a reserved slot
 
-	stack []int32 // scratch space for nearHeap.latest
+	stack  []int32    // scratch space for nearHeap.latest
+	peeped []int64    // scratch space for peepWake
+	taken  []nearItem // the walk's timers for the near heap, before their slack is known (see pass)
 }
 
 func (w *Wheel) run() {
@@ -65,6 +67,7 @@ func (w *Wheel) run() {
 	defer d.acquire() // for good: no helper runs a pass on a closed wheel
 	for !w.closed.Load() {
 		w.sleepUntil.Store(running)
+		checkTrace(w, "driver runs")
 		d.acquire()
 		d.takeSyncs()
 		more, fired, held := d.pass()
@@ -98,12 +101,10 @@ func (w *Wheel) run() {
 			// out of the overflow area only as it returns.
 			d.replySyncs()
 		}
-		w.helpAt.Store(d.helpAt(next))
-		w.sleepUntil.Store(next)
-		again := d.next(now) < next || w.now() >= next || w.intake.waiting()
+		again := d.publish(now, next) // see wakeup.go
 		d.release()
 		if again {
-			continue // a producer added an earlier deadline, or listed one, while we worked
+			continue
 		}
 		if fired > 1 {
 			// Let the goroutines the pass made runnable start before the
@@ -157,6 +158,17 @@ func (d *driver) pass() (more bool, fired int, held bool) {
 			break
 		}
 	}
+	// The timers the walk takes into the near heap get their slack from
+	// a clock reading taken after it met them, so after they were armed:
+	// now may predate the arming of one filed while the walk went on,
+	// and give it more slack than its distance allows.
+	seen := w.now()
+	for i, it := range d.taken {
+		it.latest = addSat(it.key, w.slack(it.key-seen))
+		d.heap.push(it)
+		d.taken[i] = nearItem{}
+	}
+	d.taken = d.taken[:0]
 	// The pass fires what was due at the clock reading the walk served,
 	// not at a later one: a producer may have filed a timer due before
 	// that later reading behind the walk, where only the next walk finds
@@ -212,7 +224,9 @@ func (d *driver) examine(e *entry, b, now, through int64) {
 	case !e.pending:
 		e.unhold()
 	default:
-		d.refile(e, now, through)
+		if it, near := d.refile(e, now, through); near {
+			d.taken = append(d.taken, it)
+		}
 	}
 	e.unlock()
 }

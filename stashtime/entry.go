@@ -53,16 +53,24 @@ func (e *entry) isChan() bool { return e.kind == kindChan }
 // The states of an entry, as its fields tell them (pending, holder), who
 // moves it to which next state, and under which lock. Every move takes e.mu
 // but two: a start, before the entry is shared, and a Reset to a later
-// deadline of an open entry, which is a CAS on dl (see unlock).
+// deadline of an open entry, which is a CAS on dl (see unlock). An entry is
+// pending exactly when it has a live holder (the checker of wakecheck.go
+// checks it at every unlock).
 //
 //	state    pending holder   live holder          moved by, to
-//	idle     false   none     none                 start, Reset, Sleep: to listed or filed
+//	idle     false   none     none (qb 0)          start, Reset, Sleep: to listed or filed
+//	stopped  false   none     none; a stale        the consumer's drain: to idle (qb 0);
+//	listed                    listing on the       start, Reset, Sleep far: to listed
+//	                          toFile list of its   again, through that listing (relist)
+//	                          shard (qb-1)
 //	listed   true    intake   a listing on the     the consumer's drain: to filed;
-//	                          toFile list of its   Stop: to idle (the listing goes stale);
+//	                          toFile list of its   Stop: to stopped listed;
 //	                          shard (qb-1)         a later Reset: stays (deadline moved)
-//	filed    true    store    slot in bucket qb    the consumer's walk: to near, or filed again
-//	                                               further on; Stop: to idle (slot emptied);
-//	                                               a later Reset: stays (CAS, if open)
+//	filed    true    store    slot in bucket qb,   the consumer's walk: to near, or filed again
+//	                          or the overflow      further on; Stop: to idle (the slot
+//	                          area (no slot)       emptied, or left stale if the walk took it
+//	                                               or it has none); a later Reset: stays
+//	                                               (CAS, if open)
 //	near     true    heap     near-heap item       the consumer's fire: to idle (a ticker:
 //	         (keyed by dl)                         near or filed again); Stop: to idle
 //	                                               (the item goes stale)
@@ -168,6 +176,7 @@ func (e *entry) unlock() {
 		(e.kind == kindFunc || e.kind == kindChan && e.grip != gripStrong) {
 		e.dl.Store(^e.dl.Load())
 	}
+	checkEntry(e)
 	e.mu.Unlock()
 }
 
@@ -255,6 +264,7 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 		e.w.starts.addOn(p, 1)
 	}
 	old := e.when()
+	checkDisarmed(e) // the arming it replaces
 	e.pending = true
 	e.setWhen(when)
 	switch {
@@ -272,16 +282,22 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 	return wasPending
 }
 
-// dropHolder takes the live store holder out of its slot if it can, so that it
-// costs nothing more, or lets a live toFile listing go stale (and with it
-// its listing to be weakened, gripToFile). e.mu is held.
+// dropHolder lets the live holder go stale, so that e has none: it takes a
+// store holder out of its slot if it can, so that it costs nothing more,
+// and lets a live toFile listing go stale (and with it its listing to be
+// weakened, gripToFile). e.mu is held.
 func (e *entry) dropHolder() {
 	switch e.holder {
 	case storeHolder:
+		// The holder goes stale whether or not it comes out: one the
+		// walk has taken, or that moved (out of the overflow area), is
+		// dropped when met.
 		if e.w.store.Remove(e.slot, e) {
-			e.unhold()
 			e.w.noteHole()
 		}
+		e.unhold()
+	case heapHolder:
+		e.unhold() // the item goes stale
 	case intakeHolder:
 		// The listing goes stale, and stays for a later arming to revive
 		// (see intake.relist).
@@ -305,5 +321,6 @@ func (e *entry) disarm() bool {
 	}
 	e.pending = false
 	e.w.stopped.add(1)
+	checkDisarmed(e)
 	return true
 }

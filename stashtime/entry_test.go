@@ -34,6 +34,7 @@ func TestEntryRefRoundTrip(t *testing.T) {
 // alone, without the timer's lock: here it succeeds while the test holds
 // that lock. The driver is held, so that nothing else takes it.
 func TestResetLaterTakesNoLock(t *testing.T) {
+	skipIfChecked(t)
 	w, hp, _ := newHeldWheel(t)
 	hp.hold(t, w)
 	for _, tm := range []*Timer{w.AfterFunc(time.Second, func() {}), w.NewTimer(weakBeyond + time.Second)} {

@@ -145,6 +145,7 @@ func abandon(n int, k chanKind) abandonResult {
 // wheel keeps per abandoned timer until its deadline bucket is walked (the
 // entry "husk": entry, weak handle, store slot) is logged beside time's.
 func TestFidelityGCAbandonedChannelTimers(t *testing.T) {
+	skipIfChecked(t)
 	if testing.Short() {
 		t.Skip("allocates 80,000 timers")
 	}
@@ -289,6 +290,7 @@ func TestFidelityGCBlockedReceiverGetsValue(t *testing.T) {
 // before it fires even when nothing references its Timer, as in the
 // runtime: every callback runs, and no Timer is collected first.
 func TestFidelityGCAfterFuncStrong(t *testing.T) {
+	skipIfChecked(t)
 	const n = 1000
 	var ran, structs atomic.Int64
 	var collectedBeforeRun atomic.Int64

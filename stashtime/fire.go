@@ -25,6 +25,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 	switch e.kind {
 	case kindFunc:
 		e.pending = false
+		checkDisarmed(e)
 		e.unhold()
 		w.ended.Add(1)
 		f := e.fn()
@@ -33,6 +34,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		return true
 	case kindChan:
 		e.pending = false
+		checkDisarmed(e)
 		e.unhold()
 		w.ended.Add(1)
 		if c := e.ch(); c != nil {
@@ -45,6 +47,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		c := e.ch()
 		if c == nil { // abandoned: the channel has been collected
 			e.pending = false
+			checkDisarmed(e)
 			e.unhold()
 			w.ended.Add(1)
 			break
@@ -64,7 +67,11 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		// A ticker stays in the near heap from tick to tick, unless its
 		// period is long: the heap may hold a timer beyond the walk's end,
 		// which fires only once the walk has passed it.
-		d.refile(e, now, w.bucketOf(addSat(now, max(w.lookahead, tickerNear))))
+		if it, near := d.refile(e, now, w.bucketOf(addSat(now, max(w.lookahead, tickerNear)))); near {
+			it.latest = addSat(it.key, w.slack(it.key-now)) // armed at now
+			d.heap.push(it)
+		}
+		checkRearmed(e, now)
 	}
 	e.unlock()
 	return true

@@ -323,7 +323,7 @@ func (w *Wheel) lockedStart(e *entry, now, when int64) {
 	w.place(e, now, p)
 	e.weakenLater(now)
 	e.mu.Unlock()
-	w.notify(now, when)
+	w.notify(e, now, when)
 }
 
 // A new timer listed without its lock (listNew) ends in the state the

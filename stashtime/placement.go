@@ -136,21 +136,22 @@ func (w *Wheel) listNew(e *entry, now, when int64, p int) bool {
 	if r == wake {
 		w.wakeIfEarlier(now) // for the driver to drain the lists
 	}
-	w.notify(now, when)
+	w.notify(e, now, when)
 	return true
 }
 
 // refile gives a pending entry a new holder: the near heap if it is due by
 // the end of the bucket starting at through, which the walk has reached,
-// the store otherwise. e.mu is held.
-func (d *driver) refile(e *entry, now, through int64) {
+// the store otherwise. For the near heap it returns the item, and the
+// caller pushes it once it has set its latest instant. e.mu is held.
+func (d *driver) refile(e *entry, now, through int64) (it nearItem, near bool) {
 	w := d.w
 	if when := e.when(); when <= now || w.bucketOf(when) <= through {
 		e.holder, e.slot = heapHolder, stash.Ref{}
-		d.heap.push(nearItem{key: when, latest: addSat(when, w.slack(when-now)), e: e})
-		return
+		return nearItem{key: when, e: e}, true
 	}
 	w.file(e, now)
+	return nearItem{}, false
 }
 
 // walkEnd returns the start of the last bucket a pass at now walks: the

@@ -72,26 +72,3 @@ func slackOption(s Duration) int64 {
 	}
 	return int64(min(s, maxSlack))
 }
-
-// wakeBy makes sure the driver wakes, at the latest, when the precision rule
-// says a timer armed at now for when must fire.
-func (w *Wheel) wakeBy(now, when int64) {
-	slack := w.slack(when - now)
-	help := addSat(when, slack/2)
-	for {
-		h := w.helpAt.Load()
-		if help >= h || w.helpAt.CompareAndSwap(h, help) {
-			break
-		}
-	}
-	w.wakeIfEarlier(addSat(when, slack))
-}
-
-// notify tells the consumer of a timer a producer armed at now for when:
-// it wakes the driver if the timer's latest instant comes before the one
-// the driver sleeps to, and helps the driver if that instant has passed
-// (see consumer.go). The caller holds no entry's lock.
-func (w *Wheel) notify(now, when int64) {
-	w.wakeBy(now, when)
-	w.help(now)
-}

@@ -33,6 +33,7 @@ func TestStoppedNeverTimersLeaveNothing(t *testing.T) {
 // never received from, leaves less than a byte a call once collected, as
 // with package time.
 func TestAbandonedNeverAftersAreCollected(t *testing.T) {
+	skipIfChecked(t)
 	if testing.Short() {
 		t.Skip("100,000 timers")
 	}

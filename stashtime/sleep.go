@@ -23,7 +23,7 @@ func (w *Wheel) sleep(now int64, d Duration) {
 		e.lock()
 		e.arm(now, when)
 		e.unlock()
-		w.notify(now, when)
+		w.notify(e, now, when)
 	}
 	<-s.c
 	w.sleepers.Put(s)

@@ -84,5 +84,5 @@ func (t *Ticker) Reset(d Duration) {
 	e.ticker().period = int64(d)
 	e.arm(now, when)
 	e.unlock()
-	w.notify(now, when)
+	w.notify(e, now, when)
 }

@@ -95,7 +95,7 @@ func (w *Wheel) start(e *entry, now, when int64) {
 	w.place(e, now, p)
 	e.weakenLater(now)
 	e.mu.Unlock()
-	w.notify(now, when)
+	w.notify(e, now, when)
 }
 
 // Stop prevents the Timer from firing. It returns true if the call stops
@@ -141,12 +141,15 @@ func (t *Timer) Reset(d Duration) bool {
 	w := e.w
 	w.checkOpen("Timer.Reset")
 	// Moving a pending timer's deadline later is one CAS after the clock
-	// read, while the entry is open (see entry.unlock).
+	// read, while the entry is open (see entry.unlock), and while the
+	// slack is at its cap (see capFrom): a later deadline with less
+	// slack could be due sooner than the one the driver sleeps toward.
 	var now int64
 	read := false
-	if d > 0 && e.dl.Load() < 0 {
+	if int64(d) >= w.capFrom && e.dl.Load() < 0 {
 		now, read = w.now(), true
-		if e.resetLater(deadline(now, d)) {
+		if when := deadline(now, d); e.resetLater(when) {
+			checkArmed(e, now, when)
 			return true
 		}
 	}
@@ -176,7 +179,7 @@ func (t *Timer) Reset(d Duration) bool {
 	}
 	was := e.arm(now, when)
 	e.unlock()
-	w.notify(now, when)
+	w.notify(e, now, when)
 	return was || discarded
 }
 

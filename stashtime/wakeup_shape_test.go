@@ -185,3 +185,13 @@ func TestWakeForEarlierTimerManual(t *testing.T) {
 	}
 	t.Fatalf("t2, due at %v, has not fired at %v", time.Duration(due), time.Duration(clk.Now()))
 }
+
+// skipIfChecked skips a test of what the wheel retains, or of a lock-free
+// path, when the wake-up checker is built in (see wakecheck.go): the
+// checker keeps its own record of every timer and takes entries' locks.
+func skipIfChecked(t *testing.T) {
+	t.Helper()
+	if wakeCheck {
+		t.Skip("the wake-up checker (stashcheck) records every timer and takes entries' locks")
+	}
+}

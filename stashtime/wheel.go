@@ -89,6 +89,7 @@ type Wheel struct {
 	// ahead of the clock the consumer takes timers into the near heap
 	// (see precision.go).
 	maxSlack, lookahead int64
+	capFrom             int64 // the distance from which the slack is maxSlack
 	drv                 *driver
 
 	// Producers count what they arm and disarm in counters, each P on a
@@ -179,6 +180,7 @@ func NewWheel(opts Options) (*Wheel, error) {
 	}
 	w.maxSlack = slackOption(opts.Slack)
 	w.lookahead = lookaheadFor(w.maxSlack)
+	w.capFrom = max(w.lookahead/2, 1)
 	w.drv = &driver{w: w, aheadAt: math.MaxInt64}
 	w.reach = int64(st.Span() / 2)
 	if w.bucket <= math.MaxInt64>>30 {
@@ -255,6 +257,7 @@ func (w *Wheel) Close() error {
 	err := w.poller.Close()
 	<-w.done
 	w.intake.close()
+	checkClosed(w)
 	return err
 }
 
@@ -317,17 +320,4 @@ func (w *Wheel) bucketNum(b int64) uint32 { return uint32(b / w.bucket) }
 func (w *Wheel) bucketStart(n uint32, ref int64) int64 {
 	r := ref / w.bucket
 	return (r + int64(int32(n-uint32(r)))) * w.bucket
-}
-
-func (w *Wheel) wakeIfEarlier(when int64) {
-	for {
-		d := w.sleepUntil.Load()
-		if when >= d {
-			return
-		}
-		if w.sleepUntil.CompareAndSwap(d, when) {
-			w.poller.Wake()
-			return
-		}
-	}
 }
