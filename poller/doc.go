@@ -25,6 +25,10 @@
 //   - Close releases every descriptor (at once, or when a Wait in progress
 //     returns) and makes Wait and Wake return ErrClosed. It is idempotent.
 //
+// Deadlines are readings of the poller's clock, for the system clock those
+// of Now; Deadline turns a time.Time into one, and WaitUntil and WaitFor
+// wait until a time.Time or for a time.Duration.
+//
 // Run the waiter on a goroutine locked to its OS thread
 // (runtime.LockOSThread) for the best precision. BenchmarkLateness compares
 // both pollers with time.Sleep and time.NewTimer.

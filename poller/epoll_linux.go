@@ -44,7 +44,7 @@ type epollPoller struct {
 // NewEpoll returns the Linux Poller: one epoll instance watching a timerfd
 // (CLOCK_MONOTONIC, armed with absolute deadlines) and an eventfd for
 // wake-ups, all close-on-exec and non-blocking. Its deadlines are readings of
-// clock.System. It fails if a descriptor cannot be created (for example
+// the system monotonic clock (see Now). It fails if a descriptor cannot be created (for example
 // EMFILE); then nothing is left open. Close releases the descriptors; a
 // poller dropped without Close has them closed when it is garbage collected.
 //

@@ -13,7 +13,9 @@ import (
 // clock in tests) it is the portable poller, which waits on that clock.
 //
 // Before it opens its own descriptors, New makes sure the runtime has
-// opened its network poller's (see initRuntimePoller).
+// opened its network poller's (an epoll descriptor and an eventfd), so
+// that a process short of descriptors gets the portable poller rather than
+// die at its first runtime timer.
 func New(c Clock) Poller {
 	if isSystem(c) {
 		initRuntimePoller()

@@ -25,13 +25,13 @@ type portable struct {
 // It works on every OS and with any clock:
 //
 //   - with a clock that provides Until(deadline) (ch <-chan struct{}, cancel
-//     func()), such as *clock.Manual, Wait sleeps on that channel, so the
-//     waiter moves only when the clock is advanced;
-//   - with any other clock (clock.System, or a custom one), Wait sleeps on a
-//     runtime timer for the time remaining and re-checks the clock when it
-//     fires, so it never returns early even if the clock drifts from the
-//     runtime's. Its precision is the runtime's (about 1 ms on an idle
-//     Linux process).
+//     func()), such as stashtime.ManualClock, Wait sleeps on that channel,
+//     so the waiter moves only when the clock is advanced;
+//   - with any other clock (the system clock, or a custom one), Wait
+//     sleeps on a runtime timer for the time remaining and re-checks the
+//     clock when it fires, so it never returns early even if the clock
+//     drifts from the runtime's. Its precision is the runtime's (about
+//     1 ms on an idle Linux process).
 //
 // It holds no file descriptor and starts no goroutine.
 func NewPortable(c Clock) Poller {

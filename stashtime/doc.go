@@ -106,6 +106,12 @@
 // first use and is never stopped; NewWheel makes independent ones, on the
 // system clock or on a ManualClock for deterministic tests.
 //
+// The process-wide wheel starts with the zero Options. A program that
+// wants another configuration (a Slack, or every timer exact) calls
+// SetDefaultOptions once, first thing in main, before anything uses the
+// wheel; after that first use it returns ErrDefaultStarted and changes
+// nothing.
+//
 // # Differences from package time
 //
 //   - cap(C) and len(C) are 1, not 0: the channel is buffered. Stop and

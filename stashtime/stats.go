@@ -40,6 +40,43 @@ type Stats struct {
 	// percentile is the upper bound of the histogram bucket it falls in
 	// (buckets are a quarter of a power of two wide).
 	LateP50, LateP90, LateP99, LateMax time.Duration
+	// Lateness is the histogram the percentiles above are read from, for
+	// a metrics system to export (contrib/prometheus does) or to add up
+	// across wheels and processes.
+	Lateness Histogram
+}
+
+// A Histogram is a snapshot of a wheel's lateness histogram: how long after
+// its deadline each firing came.
+//
+// Its buckets are the same in every wheel and every process: 0, 1, 2 and
+// 3 ns, then four per power of two, each a quarter of it wide. Bounds holds
+// their upper bounds, inclusive, cut after the last bucket that counts a
+// firing, so two histograms add up bucket by bucket over the longer one's
+// Bounds. A bucket's upper bound is the largest lateness it holds, so the
+// firings late by at most Bounds[i] are exactly those counted in Counts[0]
+// through Counts[i] (the cumulative count of a Prometheus bucket with
+// le = Bounds[i]).
+type Histogram struct {
+	// Bounds are the buckets' upper bounds in increasing order: bucket i
+	// holds the firings late by more than Bounds[i-1] and at most
+	// Bounds[i] (bucket 0: exactly on time).
+	Bounds []time.Duration
+	// Counts[i] is the number of firings in bucket i alone (not
+	// cumulative); len(Counts) == len(Bounds).
+	Counts []uint64
+	// Sum is the lateness of all firings counted, added up (it wraps
+	// after about 292 years of it).
+	Sum time.Duration
+}
+
+// Count returns the number of firings h counts: the sum of its Counts.
+func (h Histogram) Count() uint64 {
+	var n uint64
+	for _, c := range h.Counts {
+		n += c
+	}
+	return n
 }
 
 // Stats returns a snapshot of the wheel's counters.
@@ -57,15 +94,21 @@ func (w *Wheel) Stats() Stats {
 		Compacts:     w.compacts.Load(),
 		PollerErrors: w.pollerErrors.Load(),
 	}
-	s.LateP50, s.LateP90, s.LateP99, s.LateMax = w.late.percentiles()
+	counts, sum := w.late.snapshot()
+	s.LateP50, s.LateP90, s.LateP99, s.LateMax = percentiles(&counts)
+	s.Lateness = histogram(&counts, sum)
 	return s
 }
 
 // latency is a log-linear histogram of lateness in nanoseconds: four
-// buckets per power of two. Only the driver records; anyone may read.
+// buckets per power of two, and their sum. Only the holder of the consumer
+// role records, so sum has a single writer; anyone may read.
 type latency struct {
-	n [64 * 4]atomic.Uint64
+	n   [latencyBuckets]atomic.Uint64
+	sum atomic.Int64
 }
+
+const latencyBuckets = 64 * 4
 
 func latencyBucket(ns int64) int {
 	if ns < 4 {
@@ -86,14 +129,53 @@ func bucketTop(b int) int64 {
 	return lo + int64(1)<<(e-2) - 1
 }
 
-func (l *latency) record(ns int64) { l.n[latencyBucket(ns)].Add(1) }
+func (l *latency) record(ns int64) {
+	l.n[latencyBucket(ns)].Add(1)
+	// A load and a store, not an Add: there is one writer (see latency).
+	l.sum.Store(l.sum.Load() + max(ns, 0))
+}
 
-func (l *latency) percentiles() (p50, p90, p99, pmax time.Duration) {
-	var counts [len(latency{}.n)]uint64
-	var total uint64
+// snapshot returns the buckets' counts and the sum. A snapshot taken
+// while timers fire may count a firing in the buckets and not yet in the
+// sum, or the other way round.
+func (l *latency) snapshot() (counts [latencyBuckets]uint64, sum int64) {
 	for i := range l.n {
 		counts[i] = l.n[i].Load()
-		total += counts[i]
+	}
+	return counts, l.sum.Load()
+}
+
+// histogram returns counts as a Histogram, cut after the last non-empty
+// bucket.
+func histogram(counts *[latencyBuckets]uint64, sum int64) Histogram {
+	n := len(counts)
+	for n > 0 && counts[n-1] == 0 {
+		n--
+	}
+	h := Histogram{Sum: time.Duration(sum)}
+	if n == 0 {
+		return h
+	}
+	size := n
+	if n > 4 {
+		size -= 4 // latencyBucket leaves buckets 4 to 7 unused
+	}
+	h.Bounds = make([]time.Duration, 0, size)
+	h.Counts = make([]uint64, 0, size)
+	for i := range n {
+		if i >= 4 && i < 8 {
+			continue
+		}
+		h.Bounds = append(h.Bounds, time.Duration(bucketTop(i)))
+		h.Counts = append(h.Counts, counts[i])
+	}
+	return h
+}
+
+func percentiles(counts *[latencyBuckets]uint64) (p50, p90, p99, pmax time.Duration) {
+	var total uint64
+	for _, c := range counts {
+		total += c
 	}
 	if total == 0 {
 		return

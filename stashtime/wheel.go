@@ -18,18 +18,6 @@ import (
 // unfired until it reads past their deadlines again.
 type Clock = clock.Clock
 
-// A ManualClock is a Clock that moves only when told to (Advance, Set). A
-// Wheel on a ManualClock fires timers only as it advances; call Wheel.Sync
-// after advancing to wait until everything then due has fired.
-type ManualClock = clock.Manual
-
-// NewManualClock returns a ManualClock reading 0, which stands for start.
-func NewManualClock(start Time) *ManualClock {
-	c := clock.NewManual(0)
-	c.Epoch = start
-	return c
-}
-
 // A Level is one level of a Wheel's store: deadline d maps to slot
 // (d / Div) % Mod of that level. See Options.Levels.
 type Level = stash.Level

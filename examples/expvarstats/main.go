@@ -3,7 +3,8 @@
 // that the wheel keeps up: Live, Fired, Walks (passes), Wakes (the driver's
 // sleeps that ended), Helped and HelpedFired (passes run and timers fired
 // by goroutines that found the driver late), Overflow, and the lateness
-// percentiles, as JSON at /debug/vars.
+// percentiles with the histogram they come from (Lateness), as JSON at
+// /debug/vars.
 //
 //	go run ./examples/expvarstats                   # print the JSON once
 //	go run ./examples/expvarstats -addr localhost:8123  # serve /debug/vars

@@ -1,0 +1,53 @@
+package stashtime
+
+import "github.com/stashgo/stash/internal/clock"
+
+// manual names the internal manual clock, so that ManualClock embeds it
+// under an unexported field name.
+type manual = clock.Manual
+
+// A ManualClock is a Clock that moves only when told to (Advance, Set). A
+// Wheel on a ManualClock fires timers only as it advances; call Wheel.Sync
+// after advancing to wait until everything then due has fired. Its readings
+// are nanoseconds since the start given to NewManualClock, and Time turns
+// one into the Time it stands for. It is safe for concurrent use.
+type ManualClock struct {
+	*manual
+}
+
+// NewManualClock returns a ManualClock reading 0, which stands for start.
+func NewManualClock(start Time) *ManualClock {
+	c := clock.NewManual(0)
+	c.Epoch = start
+	return &ManualClock{c}
+}
+
+// Now returns the clock's reading: nanoseconds since the start it was made
+// with, moved only by Advance and Set.
+func (c *ManualClock) Now() int64 { return c.manual.Now() }
+
+// Time returns the Time that reading mono stands for: the start the clock
+// was made with, plus mono nanoseconds.
+func (c *ManualClock) Time(mono int64) Time { return c.manual.Time(mono) }
+
+// Advance moves the clock forward by d and wakes whatever sleeps until a
+// reading it reaches, a Wheel's driver among them. A negative d is
+// ignored: the clock never moves back.
+func (c *ManualClock) Advance(d Duration) { c.manual.Advance(d) }
+
+// Set moves the clock forward to reading t (nanoseconds since the start),
+// as Advance does; a t earlier than the current reading is ignored.
+func (c *ManualClock) Set(t int64) { c.manual.Set(t) }
+
+// Until returns a channel that is closed once the clock reads at least
+// deadline, and a function that gives up the wait if the caller stops
+// waiting first (harmless after the channel is closed). A Wheel's poller
+// sleeps on it, so that the driver moves only as the clock does.
+func (c *ManualClock) Until(deadline int64) (ch <-chan struct{}, cancel func()) {
+	return c.manual.Until(deadline)
+}
+
+// Waiters reports how many waits begun with Until are still waiting: for
+// a Wheel on the clock, 1 while its driver sleeps. Tests use it to know
+// that a sleeper has gone to sleep before they advance the clock.
+func (c *ManualClock) Waiters() int { return c.manual.Waiters() }
