@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,11 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// heapAfterGC returns the heap in use once garbage is collected (twice, so
-// that sync.Pool's victims go too).
+// heapAfterGC returns the heap in use once garbage is collected: three
+// times, so that what the wheel's callbacks still running at the first put
+// into sync.Pool leaves it too (a pool keeps what it holds for two).
 func heapAfterGC() int64 {
-	runtime.GC()
-	runtime.GC()
+	for range 3 {
+		runtime.GC()
+	}
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapAlloc)
@@ -98,11 +101,33 @@ func TestLeakExpiredChildren(t *testing.T) {
 			_ = cancels[i] // the cancel funcs are dropped uncalled: expiry is the end
 		}
 	}
-	expire() // warm up: the pool of timers, the wheel, the parent's map
+	// Warm up: the pool of timers, the wheel, the parent's map, whose
+	// sizes settle after a few batches. And the goroutines: the wheel runs
+	// each expiry's cancel in a goroutine of its own, and the runtime keeps
+	// the memory of every goroutine it ever made (for reuse), so make more
+	// at once now than a batch's expiries can have running.
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 3 * batch {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-release
+		}()
+	}
+	close(release)
+	wg.Wait()
+	for range 5 {
+		expire()
+	}
+	time.Sleep(20 * time.Millisecond)
 	before := heapAfterGC()
 	for range n / batch {
 		expire()
 	}
+	// The timers' callbacks pool their slots after the contexts are done:
+	// let the last of them return.
+	time.Sleep(20 * time.Millisecond)
 	per := float64(heapAfterGC()-before) / float64(n)
 	t.Logf("%d expired children: %.1f B kept per child", n, per)
 	require.LessOrEqual(t, per, float64(maxRetained))
