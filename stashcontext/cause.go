@@ -55,9 +55,8 @@ func init() {
 // causeCarrier is c's answer to context.Cause's question: nil while c is not
 // canceled or its cause is its error, so that context.Cause returns c.Err();
 // else what a canceled context of package context with c's cause answers,
-// made once. It looks through Err, which checks a foreign parent and puts
-// the deadline on the wheel: releases before Go 1.26 ask this question
-// before they call Err.
+// made once. It looks through Err, which puts the deadline on the wheel:
+// releases before Go 1.26 ask this question before they call Err.
 func (c *timerCtx) causeCarrier() any {
 	if c.Err() == nil {
 		return nil

@@ -2,6 +2,7 @@ package stashcontext
 
 import (
 	"context"
+	"reflect"
 	"time"
 )
 
@@ -35,19 +36,65 @@ func Background() Context { return context.Background() }
 // TODO returns context.TODO().
 func TODO() Context { return context.TODO() }
 
-// WithCancel is context.WithCancel.
+// WithCancel returns a derived context that points to the parent context
+// but has a new Done channel, as context.WithCancel does. The returned
+// context's Done channel is closed when the returned cancel function is
+// called or when the parent context's Done channel is closed, whichever
+// happens first; either way every context derived from it by this package
+// is done before that cancel function returns (see attach).
+//
+// If the parent can be canceled and is not a context of this package (nor
+// wraps one with the same Done channel), the result is
+// context.WithCancel(parent), which package context attaches to the parent
+// itself. Otherwise it is a context of this package, so that the
+// deadlines of its descendants stay on stash's wheel.
+//
+// Canceling this context releases resources associated with it, so code
+// should call cancel as soon as the operations running in this Context
+// complete.
 func WithCancel(parent Context) (ctx Context, cancel CancelFunc) {
-	return context.WithCancel(parent)
+	c := newCancelOnly(parent)
+	if c == nil {
+		return context.WithCancel(parent)
+	}
+	return c, func() { c.cancel(true, Canceled, nil) }
 }
 
-// WithCancelCause is context.WithCancelCause.
+// WithCancelCause behaves like WithCancel but returns a CancelCauseFunc
+// instead of a CancelFunc, as context.WithCancelCause does: calling cancel
+// with a non-nil error (the "cause") records that error in ctx; it can then
+// be retrieved using Cause(ctx). Calling cancel with nil sets the cause to
+// Canceled.
 func WithCancelCause(parent Context) (ctx Context, cancel CancelCauseFunc) {
-	return context.WithCancelCause(parent)
+	c := newCancelOnly(parent)
+	if c == nil {
+		return context.WithCancelCause(parent)
+	}
+	return c, func(cause error) { c.cancel(true, Canceled, cause) }
 }
 
-// WithValue is context.WithValue.
+// WithValue returns a derived context that carries the value val for key,
+// as context.WithValue does (the same rules for key apply). If the parent
+// is a context of this package, or wraps one with the same Done channel,
+// the result has an AfterFunc method too, so that a child package context
+// makes of it is canceled before the cancel function of its ancestor
+// returns, as it would be under package context's own contexts; otherwise
+// it is context.WithValue(parent, key, val).
 func WithValue(parent Context, key, val any) Context {
-	return context.WithValue(parent, key, val)
+	if parent == nil {
+		panic("cannot create context from nil parent")
+	}
+	if key == nil {
+		panic("nil key")
+	}
+	if !reflect.TypeOf(key).Comparable() {
+		panic("key is not comparable")
+	}
+	p, _ := stashParent(parent)
+	if p == nil {
+		return context.WithValue(parent, key, val)
+	}
+	return &valueCtx{parent, key, val, p}
 }
 
 // WithoutCancel is context.WithoutCancel.
@@ -64,9 +111,14 @@ func Cause(c Context) error { return context.Cause(c) }
 // but has the deadline adjusted to be no later than d, as
 // context.WithDeadline does, with the deadline on stash's timer wheel. If
 // the parent's deadline is already earlier than d, WithDeadline(parent, d)
-// is semantically equivalent to parent and returns what
-// context.WithCancel(parent) does (a context of this package if the parent
-// is or wraps one, so that it is attached without a goroutine).
+// is semantically equivalent to parent and returns WithCancel(parent).
+//
+// If the parent can be canceled and is not a context of this package (nor
+// wraps one with the same Done channel), the result is package context's
+// own context.WithDeadline(parent, d), which package context attaches to
+// the parent itself, with its deadline on the runtime's timers: that is
+// the only way its children made by package context see DeadlineExceeded
+// and are done before the parent's cancel function returns (see doc.go).
 // The returned context's Done channel is closed when the deadline expires,
 // when the returned cancel function is called, or when the parent context's
 // Done channel is closed, whichever happens first.
@@ -87,9 +139,13 @@ func WithDeadlineCause(parent Context, d time.Time, cause error) (Context, Cance
 	}
 	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
 		// The current deadline is already sooner than the new one.
-		return withCancel(parent, cur)
+		return WithCancel(parent)
 	}
-	return withDeadline(parent, d, time.Until(d), cause)
+	p, cancelable := stashParent(parent)
+	if p == nil && cancelable {
+		return context.WithDeadlineCause(parent, d, cause)
+	}
+	return withDeadline(parent, p, d, time.Until(d), cause)
 }
 
 // WithTimeout returns WithDeadline(parent, time.Now().Add(timeout)).
@@ -117,9 +173,13 @@ func WithTimeoutCause(parent Context, timeout time.Duration, cause error) (Conte
 	now := time.Now()
 	d := now.Add(timeout)
 	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
-		return withCancel(parent, cur)
+		return WithCancel(parent)
+	}
+	p, cancelable := stashParent(parent)
+	if p == nil && cancelable {
+		return context.WithDeadlineCause(parent, d, cause)
 	}
 	// d is now+timeout: what is left of it is timeout, with no second
 	// clock read.
-	return withDeadline(parent, d, timeout, cause)
+	return withDeadline(parent, p, d, timeout, cause)
 }

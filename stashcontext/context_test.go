@@ -338,16 +338,16 @@ func TestOwnType(t *testing.T) {
 }
 
 // TestNoGoroutinePerChild attaches many children of every kind to contexts
-// of this package, and these to contexts of package context, and checks
-// that no goroutine waits for each.
+// of this package, and these to this package's WithCancel, and checks that
+// no goroutine waits for each.
 func TestNoGoroutinePerChild(t *testing.T) {
 	const n = 1000
 	runtime.GC()
 	before := runtime.NumGoroutine()
-	root, cancelRoot := stdcontext.WithCancel(stdcontext.Background())
+	root, cancelRoot := context.WithCancel(context.Background())
 	var cancels []func()
 	for range n {
-		ctx, cancel := context.WithTimeout(root, long) // under a context of package context
+		ctx, cancel := context.WithTimeout(root, long) // under this package's WithCancel
 		cancels = append(cancels, cancel)
 		c1, cancel1 := stdcontext.WithCancel(ctx) // package context's child
 		cancels = append(cancels, cancel1)
@@ -460,7 +460,7 @@ func TestLazyArming(t *testing.T) {
 }
 
 // TestCauseFirstLook asks context.Cause before anything else has looked at
-// the context: the foreign parent's cancellation, and a deadline that has
+// the context: the cancellation of a parent of package context, and a deadline that has
 // passed, must show in that first answer. (Releases before Go 1.26 ask the
 // context's Value before its Err.)
 func TestCauseFirstLook(t *testing.T) {
@@ -482,7 +482,7 @@ func TestCauseFirstLook(t *testing.T) {
 	}
 }
 
-// TestAttachWhileParentCancels makes contexts under a foreign parent while
+// TestAttachWhileParentCancels makes contexts under a parent of package context while
 // another goroutine cancels it: each must end with the parent's cause, which
 // a child attached as the cancel ran once lost.
 func TestAttachWhileParentCancels(t *testing.T) {

@@ -1,7 +1,6 @@
 package stashcontext
 
 import (
-	"context"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -10,7 +9,9 @@ import (
 )
 
 // A timerCtx is the context WithDeadline and its kin return: a cancelable
-// context whose deadline is a timer on stash's process-wide wheel.
+// context whose deadline is a timer on stash's process-wide wheel. One
+// made by WithCancel (or by WithDeadline under an earlier deadline) is
+// cancel-only: no timer of its own, and its parent's deadline.
 //
 // It is kept to 64 bytes, what the common case needs (a parent that cannot
 // be canceled, or one of this package's contexts, and no cause), and takes
@@ -41,20 +42,13 @@ type extra struct {
 	// up is the context of this package that c is attached to, when the
 	// parent wraps it (context.WithValue of it, say).
 	up *timerCtx
-	// foreign reports that the parent can be canceled and is none of this
-	// package's contexts: c is attached to it with context.AfterFunc,
-	// whose f runs in a goroutine of its own once the parent is canceled,
-	// so Err and Done look at the parent themselves.
-	foreign bool
-	// cancelOnly reports a context made by withCancel: no timer of its
-	// own, and the parent's deadline.
+	// cancelOnly reports a context made by newCancelOnly: no timer of its
+	// own, and the parent's deadline, if any.
 	cancelOnly bool
 
-	mu sync.Mutex
-	// parentStop detaches c from a foreign parent; set under mu.
-	parentStop func() bool
-	children   map[canceler]struct{} // guarded by mu; set to nil by the first cancel
-	carrier    any                   // guarded by mu; see causeCarrier
+	mu       sync.Mutex
+	children map[canceler]struct{} // guarded by mu; set to nil by the first cancel
+	carrier  any                   // guarded by mu; see causeCarrier
 }
 
 // A canceler is what a timerCtx cancels along with itself: a child
@@ -72,13 +66,14 @@ func init() { close(closedchan) }
 var selfKey int
 
 // withDeadline returns a timerCtx with deadline d, which is dur from now,
-// attached to parent.
-func withDeadline(parent Context, d time.Time, dur time.Duration, cause error) (Context, CancelFunc) {
+// attached to p, the context of this package that parent is or wraps (see
+// stashParent); p is nil if parent is never canceled.
+func withDeadline(parent Context, p *timerCtx, d time.Time, dur time.Duration, cause error) (Context, CancelFunc) {
 	c := &timerCtx{parent: parent, deadline: d}
 	if cause != nil {
 		c.x.Store(&extra{deadlineCause: cause})
 	}
-	c.attach()
+	c.attach(p)
 	if dur <= 0 {
 		c.cancel(true, DeadlineExceeded, cause) // the deadline has already passed
 		return c, func() { c.cancel(false, Canceled, nil) }
@@ -116,62 +111,60 @@ func (c *timerCtx) arm() {
 	}
 }
 
-// withCancel returns, for a parent whose deadline cur is earlier than the
-// one asked for, what context.WithCancel(parent) returns, unless parent is
-// or wraps a context of this package: package context would attach its
-// context to one behind a context.WithValue with a goroutine; this
-// package's cancel-only context attaches to it without one.
-func withCancel(parent Context, cur time.Time) (Context, CancelFunc) {
-	if _, ok := parent.(*timerCtx); !ok && parent.Value(&selfKey) == nil {
-		return context.WithCancel(parent)
-	}
-	c := &timerCtx{parent: parent, deadline: cur}
-	c.x.Store(&extra{cancelOnly: true})
-	c.st.Store(noTimer)
-	c.attach()
-	return c, func() { c.cancel(true, Canceled, nil) }
-}
-
-// attach arranges for c to be canceled when its parent is, as
-// context.WithCancel does: a context of this package (or one wrapping it
-// and sharing its Done channel) lists c among its children; any other
-// parent that can be canceled is asked with context.AfterFunc, which needs
-// no goroutine while it waits for a parent of package context or one with
-// an AfterFunc method.
-func (c *timerCtx) attach() {
-	parent := c.parent
+// stashParent returns the context of this package that parent is, or
+// wraps with the same Done channel (context.WithValue of it, say), for a
+// child to attach to: nil if there is none, and then cancelable reports
+// whether parent can be canceled (its Done is not nil). Package context
+// itself attaches its children to such a parent of its own.
+func stashParent(parent Context) (p *timerCtx, cancelable bool) {
 	if p, ok := parent.(*timerCtx); ok {
-		p.addChild(c)
-		return
+		return p, true
 	}
 	done := parent.Done()
 	if done == nil {
-		return // parent is never canceled
-	}
-	select {
-	case <-done:
-		// parent is already canceled
-		c.cancel(false, parent.Err(), context.Cause(parent))
-		return
-	default:
+		return nil, false // parent is never canceled
 	}
 	if p, ok := parent.Value(&selfKey).(*timerCtx); ok && p.Done() == done {
 		// parent wraps p, and nothing between them cancels.
-		c.extraSetup().up = p
-		p.addChild(c)
+		return p, true
+	}
+	return nil, true
+}
+
+// newCancelOnly returns the cancel-only context WithCancel and
+// WithCancelCause make, or nil if they are to return package context's:
+// for a parent that can be canceled and is no context of this package nor
+// wraps one (see stashParent).
+func newCancelOnly(parent Context) *timerCtx {
+	if parent == nil {
+		panic("cannot create context from nil parent")
+	}
+	p, cancelable := stashParent(parent)
+	if p == nil && cancelable {
+		return nil
+	}
+	c := &timerCtx{parent: parent}
+	c.x.Store(&extra{cancelOnly: true})
+	c.st.Store(noTimer)
+	c.attach(p)
+	return c
+}
+
+// attach arranges for c to be canceled when its parent is, as
+// context.WithCancel does, in the goroutine that cancels the parent,
+// before its cancel function returns: p, the context of this package that
+// c's parent is or wraps (see stashParent), lists c among its children.
+// With p nil, c's parent is never canceled: the functions of this package
+// return package context's own contexts for the parents that can be and
+// that p would not watch.
+func (c *timerCtx) attach(p *timerCtx) {
+	if p == nil {
 		return
 	}
-	// The callback may run at once, on another goroutine: x.foreign is
-	// set before, and the stop function is recorded under x.mu, where
-	// cancelFrom reads it.
-	x := c.extraSetup()
-	x.foreign = true
-	stop := context.AfterFunc(parent, func() {
-		c.cancel(false, parent.Err(), context.Cause(parent))
-	})
-	x.mu.Lock()
-	x.parentStop = stop
-	x.mu.Unlock()
+	if p != c.parent {
+		c.extraSetup().up = p
+	}
+	p.addChild(c)
 }
 
 // extraSetup returns c.x, made if need be, while c is not yet shared.
@@ -272,24 +265,21 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) *slot {
 		}
 	}
 	x := c.x.Load()
-	if x == nil {
-		return old
-	}
-	x.mu.Lock()
-	children := x.children
-	x.children = nil
-	stop := x.parentStop
-	x.mu.Unlock()
-	for child := range children {
-		child.cancel(false, err, cause)
+	if x != nil {
+		x.mu.Lock()
+		children := x.children
+		x.children = nil
+		x.mu.Unlock()
+		for child := range children {
+			child.cancel(false, err, cause)
+		}
 	}
 	if removeFromParent {
-		switch p, ok := c.parent.(*timerCtx); {
-		case x.up != nil:
+		// Whatever the kind of c or of its parent, a finished c leaves
+		// the parent's children (see attach).
+		if x != nil && x.up != nil {
 			x.up.removeChild(c)
-		case stop != nil:
-			stop()
-		case ok:
+		} else if p, ok := c.parent.(*timerCtx); ok {
 			p.removeChild(c)
 		}
 	}
@@ -311,20 +301,9 @@ func (c *timerCtx) expireFrom(s *slot) bool {
 	return old != nil && old == s
 }
 
-// checkParent cancels c if its foreign parent is canceled and the
-// goroutine context.AfterFunc starts has not done it yet.
-func (c *timerCtx) checkParent() {
-	if err := c.parent.Err(); err != nil {
-		c.cancel(true, err, context.Cause(c.parent))
-	}
-}
-
-// look is what Done and Err do before they read st: check a foreign
-// parent, and put the deadline on the wheel.
+// look is what Done and Err do before they read st: put the deadline on
+// the wheel.
 func (c *timerCtx) look() *slot {
-	if x := c.x.Load(); x != nil && x.foreign {
-		c.checkParent()
-	}
 	if s := c.st.Load(); s != nil {
 		return s
 	}
@@ -335,6 +314,9 @@ func (c *timerCtx) look() *slot {
 // Deadline returns the time when work done on behalf of this context should
 // be canceled.
 func (c *timerCtx) Deadline() (deadline time.Time, ok bool) {
+	if x := c.x.Load(); x != nil && x.cancelOnly {
+		return c.parent.Deadline()
+	}
 	return c.deadline, true
 }
 

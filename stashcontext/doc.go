@@ -7,29 +7,83 @@
 //
 // WithTimeout, WithDeadline, WithTimeoutCause and WithDeadlineCause return a
 // context of this package whose deadline is a timer on the process-wide
-// wheel of package stashtime (stashtime.AfterFunc). Every other name of
-// package context is re-exported unchanged: Context, CancelFunc and
-// CancelCauseFunc are aliases, Canceled and DeadlineExceeded are the same
-// values, and Background, TODO, WithCancel, WithCancelCause, WithValue,
-// WithoutCancel, AfterFunc and Cause are package context's, so contexts of
-// both packages mix freely.
+// wheel of package stashtime (stashtime.AfterFunc); WithCancel,
+// WithCancelCause and WithValue return contexts of this package too, so
+// that a tree of contexts stays this package's from its root down. Under a
+// parent that package context can cancel and that is none of this
+// package's contexts (one made by package context, http.Request.Context,
+// signal.NotifyContext), they return package context's own contexts (see
+// below). The other names are package context's, re-exported: Context,
+// CancelFunc and CancelCauseFunc are aliases, Canceled and DeadlineExceeded
+// are the same values, and Background, TODO, WithoutCancel, AfterFunc and
+// Cause are package context's functions, so contexts of both packages mix
+// freely.
 //
 // A context of this package behaves as package context's does: its
 // Deadline is the earlier of its parent's and its own (if the parent's is
 // earlier, it is a cancel-only context, as context.WithCancel makes); Err
 // is DeadlineExceeded once the deadline passes, never before, and Canceled
-// once it is canceled; context.Cause reports WithDeadlineCause's cause; and
-// canceling its parent cancels it. Children made with either package,
-// context.AfterFunc, context.WithoutCancel and Value work as with package
-// context, and the children attach to it without a goroutine each: it has
-// the AfterFunc method that package context uses for that. Canceling it
-// puts its timer in a pool for the next context: stopped if it was armed
-// more than 2s ahead, left armed otherwise, and then a next context whose
-// deadline is no earlier keeps it as it is, so that contexts with one
-// timeout that finish early do not touch the wheel at all. When such a
-// timer fires before the deadline of the context that holds it, it is
-// re-armed for that deadline (see slot.go); a timer left armed for no
-// context fires within 2s and leaves the wheel.
+// once it is canceled; context.Cause reports WithDeadlineCause's cause;
+// String and Value answer as package context's contexts do, layer by
+// layer; and canceling its parent cancels it. Children made with either
+// package, context.AfterFunc, context.WithoutCancel and Value work as with
+// package context. Canceling it puts its timer in a pool for the next
+// context: stopped if it was armed more than 2s ahead, left armed
+// otherwise, and then a next context whose deadline is no earlier keeps it
+// as it is, so that contexts with one timeout that finish early do not
+// touch the wheel at all. When such a timer fires before the deadline of
+// the context that holds it, it is re-armed for that deadline (see
+// slot.go); a timer left armed for no context fires within 2s and leaves
+// the wheel. A finished context leaves its parent's list of children.
+//
+// # Cancellation is synchronous
+//
+// As with package context, when a cancel function returns (or a deadline's
+// cancel has run), the canceled context and every context derived from it
+// by this package are done: their Done channels are closed and Err reports
+// it, whatever mix of the two packages lies between. A context of this
+// package lists its children and cancels them in the goroutine that cancels
+// it; under a parent of package context that can be canceled, this package
+// returns package context's contexts, which package context attaches the
+// same way.
+//
+// Children that package context makes (code that imports context) are
+// canceled as follows:
+//
+//   - made directly from a context of this package, or from this package's
+//     WithValue of one: in the goroutine that cancels it, before its cancel
+//     function returns, through the AfterFunc method these contexts have and
+//     package context uses for that. Such a child's String starts with
+//     "context.stopCtx", as package context prints any child it attaches
+//     that way; package context's own child would print its parent there.
+//   - made from a wrapper of such a context that package context made
+//     (context.WithValue of it) or that other code made: package context
+//     waits for the wrapper's Done channel in a goroutine of its own, as it
+//     does for any Context implementation not its own, so the child is done
+//     once that goroutine runs, microseconds after the cancel function
+//     returns. Package context finds its own parents through an unexported
+//     Value key, which answers only with its own *cancelCtx: a context of
+//     this package cannot be found that way, and the wrapper has no AfterFunc
+//     method. Use this package's WithValue for such wrappers.
+//
+// # Under a parent of package context
+//
+// Package context cancels its children in the goroutine that cancels the
+// parent only when they are of its own types, and gives them the parent's
+// error; a context of this package under such a parent could be canceled
+// only through context.AfterFunc, whose function runs in a goroutine of its
+// own, after the parent's cancel returns. And a child that package context
+// makes of a context of this package sees DeadlineExceeded only when
+// attached through the AfterFunc method, which the parent of package
+// context cannot reach in its cancel. So, under a parent that package
+// context can cancel and that is none of this package's contexts (nor wraps
+// one with the same Done channel), WithCancel, WithCancelCause, WithValue,
+// WithDeadline and their kin return package context's contexts, and these
+// deadlines are the runtime's timers, as with package context. Under
+// Background, TODO, WithoutCancel and this package's contexts, the
+// deadlines are on the wheel: make the root of a tree with this package
+// (WithCancel(Background()) rather than context.WithCancel) to keep them
+// there.
 //
 // # What moves onto the wheel and what does not
 //
@@ -41,35 +95,29 @@
 // canceled with DeadlineExceeded there and then. Deadline, Value and
 // String do not arm it.
 //
-// WithCancel and WithCancelCause are package context's. The Done channel
-// is made lazily and closed by the first cancel, as there; context.AfterFunc's
-// f runs in a goroutine of its own, as there. When a deadline passes, the wheel runs the cancel in a
+// The Done channel is made lazily and closed by the first cancel, as in
+// package context; context.AfterFunc's f runs in a goroutine of its own,
+// as there. When a deadline passes, the wheel runs the cancel in a
 // goroutine of its own (stashtime.AfterFunc), as package time does.
 //
-// # Differences from package context
+// # Other differences from package context
 //
-//   - A context of this package attaches to a parent made by package
-//     context (WithCancel, WithTimeout) with context.AfterFunc, whose f
-//     runs in a goroutine of its own when the parent is canceled. So the
-//     parent's cancel function returns before this context's Done channel
-//     is closed, microseconds before, where package context closes it
-//     first. Err, Done and context.Cause look at such a parent
-//     themselves, so they report the cancellation at once; contexts made
-//     from this one with package context see it once Done is closed. A
-//     parent of this package cancels its children before its cancel
-//     function returns.
-//   - A context that package context makes under one of this package's
-//     behind another layer (context.WithCancel of context.WithValue of
-//     it) waits for it in a goroutine, as it does for any Context
-//     implementation not its own. WithTimeout and its kin of this
-//     package do not; made directly from a context of this package,
-//     package context's children do not either.
-//   - Its String is that of package context's contexts, but a cancel-only
-//     child of a context of package context's WithCancel under this
-//     package's reads "context.stopCtx.WithCancel", as package context
-//     prints its own children of any context with an AfterFunc method.
-//   - %T prints this package's type, not *context.timerCtx.
+//   - %T prints this package's types, not *context.timerCtx.
 //   - Inside a testing/synctest bubble, stashtime hands timers to package
-//     time, so deadlines run on the bubble's fake clock, and their timers
-//     are not pooled.
+//     time, so deadlines made there run on the bubble's fake clock, and
+//     their timers are not pooled. A deadline taken outside a bubble (it
+//     has a monotonic clock reading) and first looked at inside one is
+//     compared with the real clock then: if it has passed, the context is
+//     canceled with DeadlineExceeded at once, as package context's timer,
+//     armed on the real clock when the context was made, would have done.
+//     If it has not, its timer goes on the bubble's fake clock, armed for
+//     what its wall clock reading says is left (from the fake clock's year
+//     2000, decades), so that the fake clock does not end it early; package
+//     context's timer would fire on the real clock, from outside the
+//     bubble, and close a Done channel made inside it, which is a fatal
+//     error.
+//   - A deadline without a monotonic clock reading (time.Date, t.Round(0),
+//     a time from another process) is compared with the wall clock, as
+//     package context's time.Until does, when it is put on the wheel, and
+//     again when its timer fires.
 package stashcontext

@@ -150,6 +150,8 @@ func (s *slot) put() {
 // A d with a monotonic reading (time.Now's, outside a bubble) is compared
 // with a reading of the monotonic clock alone, which costs about half of
 // time.Now. now is on clock.FromTime's scale, or meaningless in a bubble.
+// Inside a bubble, a deadline taken outside it that has passed on the real
+// clock has dur 0.
 func remaining(d time.Time) (now int64, dur time.Duration, bubble bool) {
 	if d != d.Round(0) {
 		if now, ok := clock.TimeNow(); ok {
@@ -158,6 +160,14 @@ func remaining(d time.Time) (now int64, dur time.Duration, bubble bool) {
 	}
 	t := time.Now()
 	if inBubble(t) {
+		if d != d.Round(0) && clock.FromTime(d) <= clock.Mono() {
+			// A deadline taken outside the bubble that has passed on
+			// the real clock, where package context's timer for it
+			// runs: it has expired. (One that has not is armed for what
+			// its wall clock reading says is left on the fake clock's,
+			// which starts in 2000: see doc.go.)
+			return 0, 0, true
+		}
 		return 0, d.Sub(t), true
 	}
 	return clock.FromTime(t), d.Sub(t), false
