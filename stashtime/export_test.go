@@ -3,3 +3,6 @@ package stashtime
 // TickerIdleAfter is idleAfter, for the external tests' model of a ticker
 // nobody drains (conformance_model_test.go).
 var TickerIdleAfter = idleAfter
+
+// WakeCheck is wakeCheck: whether the wake-up checker is built in.
+const WakeCheck = wakeCheck

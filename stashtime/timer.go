@@ -142,11 +142,12 @@ func (t *Timer) Reset(d Duration) bool {
 	w.checkOpen("Timer.Reset")
 	// Moving a pending timer's deadline later is one CAS after the clock
 	// read, while the entry is open (see entry.unlock), and while the
-	// slack is at its cap (see capFrom): a later deadline with less
-	// slack could be due sooner than the one the driver sleeps toward.
+	// slack is at its cap, from half the lookahead on (see lookaheadFor):
+	// a later deadline with less slack could be due sooner than the one
+	// the driver sleeps toward.
 	var now int64
 	read := false
-	if int64(d) >= w.capFrom && e.dl.Load() < 0 {
+	if d > 0 && int64(d) >= w.lookahead/2 && e.dl.Load() < 0 {
 		now, read = w.now(), true
 		if when := deadline(now, d); e.resetLater(when) {
 			checkArmed(e, now, when)

@@ -77,7 +77,6 @@ type Wheel struct {
 	// ahead of the clock the consumer takes timers into the near heap
 	// (see precision.go).
 	maxSlack, lookahead int64
-	capFrom             int64 // the distance from which the slack is maxSlack
 	drv                 *driver
 
 	// Producers count what they arm and disarm in counters, each P on a
@@ -168,7 +167,6 @@ func NewWheel(opts Options) (*Wheel, error) {
 	}
 	w.maxSlack = slackOption(opts.Slack)
 	w.lookahead = lookaheadFor(w.maxSlack)
-	w.capFrom = max(w.lookahead/2, 1)
 	w.drv = &driver{w: w, aheadAt: math.MaxInt64}
 	w.reach = int64(st.Span() / 2)
 	if w.bucket <= math.MaxInt64>>30 {
