@@ -60,11 +60,12 @@ type driver struct {
 	taken  []nearItem // the walk's timers for the near heap, before their slack is known (see pass)
 }
 
+// run is the driver's goroutine. It ends when the wheel closes, or when
+// nothing is due for a while (see leave), and a producer or a runtime timer
+// starts it again (see wakeIfEarlier).
 func (w *Wheel) run() {
 	runtime.LockOSThread()
-	defer close(w.done)
 	d := w.drv
-	defer d.acquire() // for good: no helper runs a pass on a closed wheel
 	for !w.closed.Load() {
 		w.sleepUntil.Store(running)
 		checkTrace(w, "driver runs")
@@ -106,6 +107,10 @@ func (w *Wheel) run() {
 		if again {
 			continue
 		}
+		if w.system && next-now >= leaveBeyond && w.leave(next, now) {
+			runtime.UnlockOSThread()
+			return
+		}
 		if fired > 1 {
 			// Let the goroutines the pass made runnable start before the
 			// driver sleeps. Asleep in the poller it keeps its P, and the
@@ -119,7 +124,7 @@ func (w *Wheel) run() {
 		}
 		if err := w.poller.Wait(next); err != nil {
 			if errors.Is(err, poller.ErrClosed) || w.closed.Load() {
-				return
+				break
 			}
 			// The poller failed, as none is known to. Rather than
 			// leave every timer unfired, poll the clock instead.
@@ -128,6 +133,8 @@ func (w *Wheel) run() {
 		}
 		w.wakes.Add(1)
 	}
+	d.acquire() // for good: no helper runs a pass on a closed wheel
+	close(w.done)
 }
 
 // pass walks and fires what is due now. It reports whether it stopped at

@@ -16,7 +16,8 @@ import (
 //
 // unless the clock has passed it, and then the driver is awake or being
 // woken. Two moves change the armed instant, and every path that arms a
-// timer or puts the driver to sleep takes one of them:
+// timer or puts the driver to sleep takes one of them (a driver that has
+// left, see leave, counts as asleep toward its armed instant):
 //
 //  1. Producers lower it. Whoever arms a timer (a start, Timer.Reset,
 //     Ticker.Reset, Sleep), whether it lists the timer in the intake, files
@@ -58,6 +59,54 @@ import (
 // armed instant with a brute-force minimum over every pending timer after
 // each round of the driver and each producer call (see wakecheck.go).
 
+// leave lets the driver's goroutine end, and its thread go, on the system
+// clock, while it would
+// sleep toward next, at least leaveBeyond after now: nothing is pending
+// (next is NoDeadline), or nothing is due for a while, and then a runtime
+// timer brings it back reviveLead before next. The armed instant stays
+// next, so a producer that needs the driver sooner lowers it and starts a
+// new driver goroutine (wakeIfEarlier): the driver sets gone and then
+// reads the armed instant, the producer lowers the armed instant and then
+// reads gone, and so one of them sees the other. It reports whether the
+// driver is to end: false if the armed instant was lowered meanwhile and
+// this driver goes on. The consumer role is not held.
+func (w *Wheel) leave(next, now int64) bool {
+	if next != poller.NoDeadline {
+		// Armed before gone is set, so that a driver started after it
+		// re-arms it later, never before.
+		wait := time.Duration(max(next-now-reviveLead, 0))
+		if w.revive == nil {
+			w.revive = time.AfterFunc(wait, w.comeBack)
+		} else {
+			w.revive.Reset(wait)
+		}
+	}
+	w.gone.Store(true)
+	if w.sleepUntil.Load() < next && w.gone.CompareAndSwap(true, false) {
+		return false // a producer lowered it, and started no driver
+	}
+	checkTrace(w, "driver leaves, armed %d", next)
+	return true
+}
+
+// comeBack starts the driver a little before the instant it left for.
+func (w *Wheel) comeBack() { w.wakeIfEarlier(w.now()) }
+
+const (
+	// leaveBeyond is how far ahead the driver's next wake-up must be
+	// for its goroutine to end meanwhile.
+	leaveBeyond = int64(500 * time.Millisecond)
+	// reviveLead is how long before that wake-up the runtime timer
+	// brings it back: more than the runtime's timers are commonly late.
+	reviveLead = int64(5 * time.Millisecond)
+	// idleLeave is how long the driver waits with no timer pending before
+	// it leaves: short enough that a leak checker run at the end of a
+	// test, which retries for a while, sees no goroutine of the wheel's,
+	// and long enough that a program arming a timer now and then does not
+	// start a goroutine for each.
+	idleLeave = int64(250 * time.Millisecond)
+)
+
 // notify tells the consumer of a timer e that a producer armed at now for
 // when, and made visible: it lowers the armed instant to the timer's latest
 // instant, and helps the driver if timers are due (see consumer.go). The
@@ -69,7 +118,8 @@ func (w *Wheel) notify(e *entry, now, when int64) {
 }
 
 // wakeIfEarlier lowers the armed instant to when if that is earlier, and
-// then wakes the driver to sleep again toward it.
+// then wakes the driver to sleep again toward it, or starts it if it has
+// left (see leave).
 func (w *Wheel) wakeIfEarlier(when int64) {
 	for {
 		d := w.sleepUntil.Load()
@@ -79,6 +129,10 @@ func (w *Wheel) wakeIfEarlier(when int64) {
 		}
 		if w.sleepUntil.CompareAndSwap(d, when) {
 			checkTrace(w, "wakeIfEarlier %d: armed %d, lowered", when, d)
+			if w.gone.Load() && w.gone.CompareAndSwap(true, false) {
+				go w.run() // the driver had left (see leave)
+				return
+			}
 			w.poller.Wake()
 			return
 		}
@@ -158,13 +212,13 @@ func (w *Wheel) deferDriver(now, next int64) {
 // the driver waits for it, the driver wakes at most twice per non-empty
 // bucket beyond the timers themselves.
 //
-// The driver never sleeps in the kernel longer than maxSleep. Once no timer
-// has been armed for maxSleep it returns math.MaxInt64, whatever stale
-// holders remain: the driver then parks on a Go channel, not in a system
-// call, so that the runtime still reports a deadlock in a program that has
-// one (within two maxSleeps of its last Stop). Parking at once would cost a
-// wake-up system call in every Stop that disarms the last timer, and
-// another in the next start.
+// While timers are pending, the driver wakes at least every maxSleep.
+// Once none has been for idleLeave it returns NoDeadline, whatever stale
+// holders remain, and the driver leaves (see leave): no goroutine of the
+// wheel's is left, so the runtime still reports a deadlock in a program
+// that has one, and leak checkers see nothing. Leaving at once would cost
+// a goroutine start in the next timer after every Stop that disarms the
+// last one.
 func (d *driver) next(now int64) int64 {
 	w := d.w
 	var next int64
@@ -183,10 +237,10 @@ func (d *driver) next(now int64) int64 {
 	if d.idleSince == 0 {
 		d.idleSince = now
 	}
-	if now-d.idleSince >= maxSleep {
-		return math.MaxInt64
+	if now-d.idleSince >= idleLeave {
+		return poller.NoDeadline
 	}
-	return min(next, addSat(d.idleSince, maxSleep))
+	return min(next, addSat(d.idleSince, idleLeave))
 }
 
 // addSat returns a+b for b >= 0, or math.MaxInt64 if that overflows.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/stashgo/stash/internal/clock"
 	"github.com/stashgo/stash/internal/stash"
@@ -123,6 +124,12 @@ type Wheel struct {
 	syncs  []chan struct{}
 	closed atomic.Bool
 	done   chan struct{}
+
+	// gone is set while no driver goroutine runs (see leave); revive is
+	// the runtime timer that brings it back, touched only by the driver
+	// as it leaves and by Close once it has cleared gone.
+	gone   atomic.Bool
+	revive *time.Timer
 }
 
 const running = math.MinInt64
@@ -187,10 +194,19 @@ func NewWheel(opts Options) (*Wheel, error) {
 	default:
 		w.poller = poller.New(c)
 	}
-	w.sleepUntil.Store(running)
+	// On the system clock the driver starts with the first timer (see
+	// wakeIfEarlier and leave); on another, whose deadlines no runtime
+	// timer can bring it back for, it runs from the start, and parks in
+	// its poller when nothing is pending.
+	if w.system {
+		w.sleepUntil.Store(poller.NoDeadline)
+		w.gone.Store(true)
+	} else {
+		w.sleepUntil.Store(running)
+		go w.run()
+	}
 	w.helpAt.Store(math.MaxInt64)
 	w.compaction.at.Store(compactMin)
-	go w.run()
 	return w, nil
 }
 
@@ -241,6 +257,14 @@ func (w *Wheel) Close() error {
 		return ErrClosed
 	}
 	err := w.poller.Close()
+	if w.gone.CompareAndSwap(true, false) {
+		// No driver runs, and none will start: close as it would.
+		if w.revive != nil {
+			w.revive.Stop()
+		}
+		w.drv.acquire()
+		close(w.done)
+	}
 	<-w.done
 	w.intake.close()
 	checkClosed(w)
@@ -271,6 +295,7 @@ func (w *Wheel) Sync() {
 	w.syncMu.Lock()
 	w.syncs = append(w.syncs, ch)
 	w.syncMu.Unlock()
+	w.wakeIfEarlier(math.MinInt64 + 1) // starts the driver if it has left
 	w.poller.Wake()
 	select {
 	case <-ch:
