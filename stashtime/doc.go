@@ -15,8 +15,8 @@
 //
 // # How it works
 //
-// Seven mechanisms make up a wheel; to change how it fires timers, these
-// are what to hold in mind:
+// These are the mechanisms that make up a wheel; to change how it fires
+// timers, they are what to hold in mind:
 //
 //  1. The store (package internal/stash): a lock-free hierarchical slot
 //     store keyed by deadline, in buckets of about 1 ms. Producers file a
@@ -28,8 +28,9 @@
 //     store at its deadline; beyond about 1 s in the store one to two
 //     grains early, on a grain of a quarter to an eighth of the distance,
 //     so that far timers share dense buckets and the walk re-files them
-//     closer; from 67 ms on first on a per-P list. Every holder lies at or
-//     before the deadline, so the walk meets every timer in time.
+//     closer; from 67 ms on first on a per-P list. Every holder lies in a
+//     bucket at or before the deadline's, so the walk meets every timer in
+//     time.
 //  3. The intake (intake.go): each P's lists of timers not yet settled. A
 //     far timer waits there until the consumer's next pass files it, and
 //     most are stopped before then and never touch the store; a channel
@@ -39,20 +40,33 @@
 //  4. The entry (entry.go): a timer's state, under its own small lock, with
 //     the table of its states at the top of the file. Pushing a pending
 //     deadline later (the idle-deadline pattern) is one CAS on the
-//     deadline, without the lock, for an AfterFunc timer or a channel timer
-//     armed a second or more ahead, once the driver or a Reset has filed
-//     it: the timer is re-filed, once, when its old key comes.
+//     deadline, without the lock, for a timer armed far enough ahead that
+//     its slack is at the cap: the timer is re-filed, once, when its old
+//     key comes.
 //  5. The near heap and the precision rule (heap.go, precision.go): the
 //     timers due within the lookahead wait in the consumer's binary heap,
 //     which fires them in deadline order, each within its slack (see
-//     Precision).
-//  6. The consumer role (consumer.go, driver.go): one goroutine at a time
+//     Precision). A ticker due again within about 134 ms stays in it, and
+//     one nobody receives from is fired less often (fire.go).
+//  6. The wake-up rule (wakeup.go): whenever the driver sleeps, it is armed
+//     no later than the latest instant (deadline plus slack) of every
+//     pending timer. Producers only lower the armed instant (when they arm
+//     a timer); the consumer only raises it, to a bound it computes from
+//     where the timers wait (the heap, the first non-empty bucket, which it
+//     may peep to sleep straight to its first timer, the overflow area),
+//     and computes that bound again after publishing it. Everything else
+//     (looking again at a growing bucket, pre-walking a large one, waking
+//     to drain the intake) only wakes the driver sooner. Built with the
+//     stashcheck tag, a checker compares the armed instant with every
+//     pending timer after each round and each producer call (wakecheck.go).
+//  7. The consumer role (consumer.go, driver.go): one goroutine at a time
 //     walks, fires, cleans and compacts. The driver, a goroutine locked to
 //     its OS thread that sleeps to the nanosecond in the poller (package
 //     poller: a timerfd in epoll on Linux), holds the role while it works;
 //     a goroutine that finds timers due while the driver is not running
-//     takes it for one pass (see Who fires timers).
-//  7. Housekeeping (compact.go): cleaning what the walk has passed, and
+//     takes it for one pass, and then puts the driver's wake-up off (see
+//     Who fires timers). Wheel.Sync waits for a round (syncs.go).
+//  8. Housekeeping (compact.go): cleaning what the walk has passed, and
 //     compacting the slots that Stop and Reset emptied once they outnumber
 //     half the live timers, so that memory follows what is live.
 //
@@ -102,6 +116,20 @@
 // while, thousands of thread wake-ups a second in a busy server. A lone
 // one waits in the P's next slot, which an idle P takes at once.
 //
+// # What runs when
+//
+// On the system clock, a wheel's driver runs only while timers are due
+// soon. It starts with the first timer armed, and its goroutine ends, its
+// thread going back to the runtime, once no timer has been pending for a
+// quarter second, or when the next thing it must wake for is half a
+// second or more away; then a runtime timer brings it back 5 ms before
+// that, or the first producer that needs it sooner starts it again. So a
+// goroutine dump, or a leak checker such as go.uber.org/goleak, shows a
+// goroutine of the wheel's ((*Wheel).run, locked to its thread) only while
+// a timer is due within about half a second, and briefly, about once a
+// second, while only farther ones are pending. A wheel on another clock
+// (a ManualClock) keeps its driver from NewWheel to Close.
+//
 // The process-wide wheel that the package-level functions use starts on
 // first use and is never stopped; NewWheel makes independent ones, on the
 // system clock or on a ManualClock for deterministic tests.
@@ -143,7 +171,8 @@
 //     monotonic clock from the program's start rather than the wall clock's
 //     later adjustments.
 //   - The driver's goroutine shows up in goroutine dumps and leak checkers
-//     (go.uber.org/goleak: IgnoreAnyFunction on (*Wheel).run).
+//     while a timer is due within about half a second (see What runs
+//     when); the runtime's timers leave no goroutine at all.
 //   - *Timer and *Ticker are this package's own types, not package time's.
 //   - An abandoned channel timer is collected later than package time
 //     collects it (at the next collection): the wheel weakens its hold
@@ -162,8 +191,10 @@
 //     that then takes the waiting tick gets the next one, on phase, up to
 //     about 134 ms later than from package time; one that takes each tick
 //     before 16 more come due sees package time's ticks exactly.
-//   - With no timer armed, the driver parks on a Go channel within about
-//     two seconds, so a deadlock is reported that much later than with
-//     package time; while channel timers nobody receives from are pending,
-//     only after they fire.
+//   - With no timer armed, the driver leaves within about a quarter
+//     second (see What runs when), so a deadlock is reported that much
+//     later than with package time; while channel timers nobody receives
+//     from are pending, only after they fire. A wheel on a ManualClock
+//     parks its driver on a Go channel instead, within about a quarter
+//     second too.
 package stashtime
