@@ -118,7 +118,9 @@ func TestLeaveAndComeBack(t *testing.T) {
 }
 
 // TestLeaveFarComesBack: with only a timer far enough ahead for the
-// driver to leave, the runtime timer that brings it back does so in time.
+// driver to leave, the runtime timer that brings it back does so in time:
+// the timer fires no later than package time's timer due at the same
+// instant, but for a margin (both are late alike on a stalled machine).
 func TestLeaveFarComesBack(t *testing.T) {
 	w, err := NewWheel(Options{})
 	require.NoError(t, err)
@@ -126,9 +128,17 @@ func TestLeaveFarComesBack(t *testing.T) {
 	const d = 700 * time.Millisecond // beyond leaveBeyond
 	start := time.Now()
 	tm := w.NewTimer(d)
+	std := time.NewTimer(d)
 	require.Eventually(t, w.gone.Load, 2*time.Second, 100*time.Microsecond, "the driver did not leave for a far timer")
-	<-tm.C
-	late := time.Since(start) - d
+	var late, stdLate time.Duration
+	for range 2 {
+		select {
+		case <-tm.C:
+			late = time.Since(start) - d
+		case <-std.C:
+			stdLate = time.Since(start) - d
+		}
+	}
 	require.GreaterOrEqual(t, late, time.Duration(0))
-	require.Less(t, late, 100*time.Millisecond, "the far timer fired late")
+	require.Less(t, late, stdLate+50*time.Millisecond, "the far timer fired late (package time's: %v); the wake-up protocol's last events:\n%s", stdLate, checkTraceDump())
 }

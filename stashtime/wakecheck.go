@@ -5,6 +5,7 @@ package stashtime
 import (
 	"container/heap"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -179,6 +180,13 @@ func checkTrace(w *Wheel, format string, args ...any) {
 		traceBuf = append(traceBuf[:0], traceBuf[200:]...)
 	}
 	traceMu.Unlock()
+}
+
+// checkTraceDump returns the last events noted, for a test's failure.
+func checkTraceDump() string {
+	traceMu.Lock()
+	defer traceMu.Unlock()
+	return strings.Join(traceBuf[max(len(traceBuf)-60, 0):], "\n")
 }
 
 // checkClosed forgets a closed wheel's record.

@@ -15,3 +15,4 @@ func checkAsleep(*Wheel, string)        {}
 func checkClosed(*Wheel)                {}
 func checkEntry(*entry)                 {}
 func checkTrace(*Wheel, string, ...any) {}
+func checkTraceDump() string            { return "" }

@@ -1,7 +1,10 @@
 package stashtime
 
 import (
+	"math/rand/v2"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -194,4 +197,62 @@ func skipIfChecked(t *testing.T) {
 	if wakeCheck {
 		t.Skip("the wake-up checker (stashcheck) records every timer and takes entries' locks")
 	}
+}
+
+// TestRandomMixLateness is the random mix on the real clock: 300
+// AfterFunc timers of 5 ms to 1.5 s, armed over 1.5 s, a tenth of them
+// moved once (earlier or later). None fires early, and the worst is late
+// by at most a generous bound for a loaded 2-core machine (the precision
+// rule allows 0.5 ms; scheduling adds the rest). It logs the worst and
+// the median lateness, and package time's beside them.
+func TestRandomMixLateness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 3 s of real time")
+	}
+	w, err := NewWheel(Options{})
+	require.NoError(t, err)
+	defer w.Close()
+	stash := randomMix(t, func(d time.Duration, f func()) func(time.Duration) bool {
+		return w.AfterFunc(d, f).Reset
+	})
+	std := randomMix(t, func(d time.Duration, f func()) func(time.Duration) bool {
+		return time.AfterFunc(d, f).Reset
+	})
+	t.Logf("lateness: stash worst %v, median %v; time worst %v, median %v", stash[len(stash)-1], stash[len(stash)/2], std[len(std)-1], std[len(std)/2])
+	require.GreaterOrEqual(t, stash[0], time.Duration(0), "a timer fired early")
+	require.Less(t, stash[len(stash)-1], 50*time.Millisecond, "the worst lateness")
+}
+
+// randomMix arms the mix with afterFunc and returns the lateness of every
+// firing, sorted.
+func randomMix(t *testing.T, afterFunc func(time.Duration, func()) func(time.Duration) bool) []time.Duration {
+	rng := rand.New(rand.NewPCG(25, 1))
+	const n = 300
+	var mu sync.Mutex
+	late := make([]time.Duration, 0, n)
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for i := range n {
+		time.Sleep(1500 * time.Millisecond / n)
+		d := 5*time.Millisecond + time.Duration(rng.Int64N(int64(1495*time.Millisecond)))
+		var due atomic.Int64
+		due.Store(time.Now().Add(d).UnixNano())
+		reset := afterFunc(d, func() {
+			l := time.Duration(time.Now().UnixNano() - due.Load())
+			mu.Lock()
+			late = append(late, l)
+			mu.Unlock()
+			wg.Done()
+		})
+		if i%10 == 0 {
+			d2 := time.Duration(rng.Int64N(int64(d)))*2 + time.Millisecond
+			due.Store(time.Now().Add(d2).UnixNano())
+			if !reset(d2) {
+				t.Fatalf("timer %d had fired before its Reset", i)
+			}
+		}
+	}
+	wg.Wait()
+	slices.Sort(late)
+	return late
 }
