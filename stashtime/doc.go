@@ -120,14 +120,14 @@
 //
 // On the system clock, a wheel's driver runs only while timers are due
 // soon. It starts with the first timer armed, and its goroutine ends, its
-// thread going back to the runtime, once no timer has been pending for a
-// quarter second, or when the next thing it must wake for is half a
-// second or more away; then a runtime timer brings it back 5 ms before
-// that, or the first producer that needs it sooner starts it again. So a
-// goroutine dump, or a leak checker such as go.uber.org/goleak, shows a
-// goroutine of the wheel's ((*Wheel).run, locked to its thread) only while
-// a timer is due within about half a second, and briefly, about once a
-// second, while only farther ones are pending. A wheel on another clock
+// thread going back to the runtime, once no timer has been pending for
+// 100 ms, or when the next thing it must wake for is 100 ms or more away;
+// then a runtime timer brings it back 5 ms before that, or the first
+// producer that needs it sooner starts it again. So a goroutine dump, or a
+// leak checker such as go.uber.org/goleak, shows a goroutine of the
+// wheel's ((*Wheel).run, locked to its thread) only while a timer is due
+// within about 100 ms, and for an instant about once a second while only
+// farther ones are pending. A wheel on another clock
 // (a ManualClock) keeps its driver from NewWheel to Close.
 //
 // The process-wide wheel that the package-level functions use starts on
@@ -171,8 +171,8 @@
 //     monotonic clock from the program's start rather than the wall clock's
 //     later adjustments.
 //   - The driver's goroutine shows up in goroutine dumps and leak checkers
-//     while a timer is due within about half a second (see What runs
-//     when); the runtime's timers leave no goroutine at all.
+//     while a timer is due within about 100 ms (see What runs when); the
+//     runtime's timers leave no goroutine at all.
 //   - *Timer and *Ticker are this package's own types, not package time's.
 //   - An abandoned channel timer is collected later than package time
 //     collects it (at the next collection): the wheel weakens its hold
@@ -191,10 +191,9 @@
 //     that then takes the waiting tick gets the next one, on phase, up to
 //     about 134 ms later than from package time; one that takes each tick
 //     before 16 more come due sees package time's ticks exactly.
-//   - With no timer armed, the driver leaves within about a quarter
-//     second (see What runs when), so a deadlock is reported that much
-//     later than with package time; while channel timers nobody receives
-//     from are pending, only after they fire. A wheel on a ManualClock
-//     parks its driver on a Go channel instead, within about a quarter
-//     second too.
+//   - With no timer armed, the driver leaves within about 0.2 s (see What
+//     runs when), so a deadlock is reported that much later than with
+//     package time; while channel timers nobody receives from are pending,
+//     only after they fire. A wheel on a ManualClock parks its driver on a
+//     Go channel instead, as soon.
 package stashtime

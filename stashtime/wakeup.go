@@ -95,16 +95,18 @@ func (w *Wheel) comeBack() { w.wakeIfEarlier(w.now()) }
 const (
 	// leaveBeyond is how far ahead the driver's next wake-up must be
 	// for its goroutine to end meanwhile.
-	leaveBeyond = int64(500 * time.Millisecond)
+	leaveBeyond = int64(100 * time.Millisecond)
 	// reviveLead is how long before that wake-up the runtime timer
 	// brings it back: more than the runtime's timers are commonly late.
 	reviveLead = int64(5 * time.Millisecond)
 	// idleLeave is how long the driver waits with no timer pending before
 	// it leaves: short enough that a leak checker run at the end of a
-	// test, which retries for a while, sees no goroutine of the wheel's,
-	// and long enough that a program arming a timer now and then does not
-	// start a goroutine for each.
-	idleLeave = int64(250 * time.Millisecond)
+	// test, which retries for a while (goleak: about 0.4 s), sees no
+	// goroutine of the wheel's, even after the driver slept toward a
+	// timer stopped since (up to leaveBeyond), and long enough that a
+	// program arming a timer now and then does not start a goroutine for
+	// each.
+	idleLeave = int64(100 * time.Millisecond)
 )
 
 // notify tells the consumer of a timer e that a producer armed at now for
