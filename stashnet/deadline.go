@@ -79,17 +79,28 @@ func (d *deadline) setDeadline(t time.Time) error {
 			}
 		}
 	}
-	return d.setNanos(nanos(t))
+	v := nanos(t)
+	if v <= monoNow() {
+		return d.slowSet(v, false)
+	}
+	return d.setNanos(v)
 }
 
 // setTimeout sets the direction's deadline to dur from now, reading only
 // the monotonic clock.
 func (d *deadline) setTimeout(dur time.Duration) error {
 	now := monoNow()
+	if dur <= 0 {
+		return d.slowSet(now, false)
+	}
 	return d.setNanos(now + min(int64(dur), maxDeadline-now))
 }
 
-// setNanos sets the direction's deadline to v, in nanos.
+// setNanos sets the direction's deadline to v, in nanos, which was in the
+// future when the caller last read the clock. A deadline already past must
+// take the slow path, which fails I/O at once: the fast path would leave
+// that to the timer, armed for an instant that may have passed without its
+// firing yet.
 func (d *deadline) setNanos(v int64) error {
 	for {
 		cur := d.dl.Load()

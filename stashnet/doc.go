@@ -17,10 +17,11 @@
 // syscall, no lock; so is clearing it, since the timer, when it fires,
 // finds the deadline moved or cleared and re-arms for the rest or stops. A
 // deadline earlier than the timer's arming takes a small lock and a timer
-// Reset, and so does one set in the past. http.Server sets all three kinds
-// on every request (a header deadline shorter than the last idle one, and
-// a past deadline and a clear to abort its background read), so under it
-// most sets take the lock.
+// Reset, and so does one already past, which SetDeadline and its kin tell
+// by one read of the monotonic clock (package net reads the clock there
+// too). http.Server sets all three kinds on every request (a header
+// deadline shorter than the last idle one, and a past deadline and a clear
+// to abort its background read), so under it most sets take the lock.
 // When a deadline passes, the timer moves the inner connection's deadline
 // into the past, so pending and later I/O in that direction fail exactly
 // as package net's do (errors.Is(err, os.ErrDeadlineExceeded), Timeout()
