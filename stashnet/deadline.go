@@ -6,13 +6,19 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stashgo/stash/internal/clock"
 	"github.com/stashgo/stash/stashtime"
 )
 
-// base is the origin of a deadline's int64 form, nanoseconds since base on
-// the monotonic clock (on the wall clock for a Time without a monotonic
-// reading).
-var base = time.Now()
+// A deadline's int64 form is a reading of clock.Mono, the monotonic clock
+// the wheel and the idle timers read, so that a deadline compares with
+// their readings as it is. base is a time.Time and baseMono its reading,
+// as clock.FromTime converts it (late by a few nanoseconds, never early):
+// nanos converts any other time.Time through them.
+var (
+	base     = time.Now()
+	baseMono = clock.FromTime(base)
+)
 
 // aLongTimeAgo is the past deadline an expired direction sets on the inner
 // connection, as net/http does to abort a pending Read.
@@ -32,12 +38,13 @@ const (
 // deadline or a cleared one.
 func isMark(v int64) bool { return v <= closed }
 
-// monoNow returns the monotonic nanoseconds since base.
-func monoNow() int64 { return int64(time.Since(base)) }
-
-// nanos returns t as nanoseconds since base, at most maxDeadline; a time
-// before base comes out negative or zero, which is in the past.
-func nanos(t time.Time) int64 { return min(int64(t.Sub(base)), maxDeadline) }
+// nanos returns t as a reading of clock.Mono, as clock.FromTime does but
+// at most maxDeadline; a time before the clock's origin comes out negative
+// or zero, which is in the past. A Time without a monotonic reading
+// converts by its wall reading.
+func nanos(t time.Time) int64 {
+	return baseMono + min(int64(t.Sub(base)), maxDeadline-baseMono)
+}
 
 // A deadline is one direction's deadline (read or write) on the wheel.
 //
@@ -80,7 +87,7 @@ func (d *deadline) setDeadline(t time.Time) error {
 		}
 	}
 	v := nanos(t)
-	if v <= monoNow() {
+	if v <= clock.Mono() {
 		return d.slowSet(v, false)
 	}
 	return d.setNanos(v)
@@ -89,7 +96,7 @@ func (d *deadline) setDeadline(t time.Time) error {
 // setTimeout sets the direction's deadline to dur from now, reading only
 // the monotonic clock.
 func (d *deadline) setTimeout(dur time.Duration) error {
-	now := monoNow()
+	now := clock.Mono()
 	if dur <= 0 {
 		return d.slowSet(now, false)
 	}
@@ -125,7 +132,7 @@ func (d *deadline) slowSet(v int64, clear bool) error {
 		if clear {
 			return d.set(time.Time{})
 		}
-		return d.set(base.Add(time.Duration(v)))
+		return d.set(base.Add(time.Duration(v - baseMono)))
 	}
 	if clear {
 		if cur == expired {
@@ -141,7 +148,7 @@ func (d *deadline) slowSet(v int64, clear bool) error {
 		}
 		return nil
 	}
-	now := monoNow()
+	now := clock.Mono()
 	if v <= now {
 		// Past: fail the direction's I/O at once. The timer, if
 		// armed, finds expired and does nothing.
@@ -188,7 +195,7 @@ func (d *deadline) fire() {
 				return
 			}
 		default:
-			now := monoNow()
+			now := clock.Mono()
 			if cur > now {
 				d.timer.Reset(time.Duration(cur - now))
 				return
