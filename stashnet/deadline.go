@@ -57,12 +57,26 @@ func nanos(t time.Time) int64 {
 // else (a deadline earlier than the arming, one in the past, a clear or a
 // set after expiry) takes mu, as does the timer's callback; the marks
 // noTimer, expired and closed change only under mu.
+//
+// armed is the instant the timer was last armed for, written under mu. A
+// deadline pushed later while the timer is due within soon takes mu too,
+// and moves the timer to the new deadline: a connection that keeps pushing
+// its deadline (http.Server does, on every request) then re-arms its timer
+// itself once per timeout, a lock and a Reset, instead of having the timer
+// fire only to find the deadline moved, which costs a goroutine, that
+// same Reset and, most of all, a wake-up of the wheel's driver.
 type deadline struct {
 	dl    atomic.Int64
+	armed atomic.Int64
 	mu    sync.Mutex
 	timer *stashtime.Timer      // under mu; nil until first armed
 	set   func(time.Time) error // the inner connection's SetReadDeadline or SetWriteDeadline
 }
+
+// soon is how close the timer's firing must be for a deadline pushed later
+// to move it (see deadline): one tick of the coarse clock, longer than
+// most gaps between the requests of a busy connection.
+const soon = int64(coarseTick)
 
 func (d *deadline) init(set func(time.Time) error) {
 	d.set = set
@@ -86,11 +100,11 @@ func (d *deadline) setDeadline(t time.Time) error {
 			}
 		}
 	}
-	v := nanos(t)
-	if v <= clock.Mono() {
+	v, now := nanos(t), clock.Mono()
+	if v <= now {
 		return d.slowSet(v, false)
 	}
-	return d.setNanos(v)
+	return d.setNanos(v, now)
 }
 
 // setTimeout sets the direction's deadline to dur from now, reading only
@@ -100,20 +114,20 @@ func (d *deadline) setTimeout(dur time.Duration) error {
 	if dur <= 0 {
 		return d.slowSet(now, false)
 	}
-	return d.setNanos(now + min(int64(dur), maxDeadline-now))
+	return d.setNanos(now+min(int64(dur), maxDeadline-now), now)
 }
 
 // setNanos sets the direction's deadline to v, in nanos, which was in the
-// future when the caller last read the clock. A deadline already past must
-// take the slow path, which fails I/O at once: the fast path would leave
-// that to the timer, armed for an instant that may have passed without its
-// firing yet.
-func (d *deadline) setNanos(v int64) error {
+// future at now, the caller's reading of the clock. A deadline already
+// past must take the slow path, which fails I/O at once: the fast path
+// would leave that to the timer, armed for an instant that may have passed
+// without its firing yet.
+func (d *deadline) setNanos(v, now int64) error {
 	for {
 		cur := d.dl.Load()
 		// The timer fires at or before |cur|: a deadline no earlier
-		// needs nothing else.
-		if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) {
+		// needs nothing else, unless the timer is due soon.
+		if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) || d.armed.Load()-now < soon {
 			return d.slowSet(v, false)
 		}
 		if d.dl.CompareAndSwap(cur, v) {
@@ -164,19 +178,20 @@ func (d *deadline) slowSet(v int64, clear bool) error {
 			return err
 		}
 	}
-	if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) {
-		d.arm(time.Duration(v - now))
+	if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) || d.armed.Load()-now < soon {
+		d.arm(now, v)
 	}
 	return nil
 }
 
-// arm arms the timer to fire in dur. mu is held.
-func (d *deadline) arm(dur time.Duration) {
+// arm arms the timer to fire at at, later than now. mu is held.
+func (d *deadline) arm(now, at int64) {
+	d.armed.Store(at)
 	if d.timer == nil {
-		d.timer = stashtime.AfterFunc(dur, d.fire)
+		d.timer = stashtime.AfterFunc(time.Duration(at-now), d.fire)
 		return
 	}
-	d.timer.Reset(dur)
+	d.timer.Reset(time.Duration(at - now))
 }
 
 // fire is the timer's callback: it expires the direction if its deadline
@@ -197,7 +212,7 @@ func (d *deadline) fire() {
 		default:
 			now := clock.Mono()
 			if cur > now {
-				d.timer.Reset(time.Duration(cur - now))
+				d.arm(now, rearmAt(cur, now))
 				return
 			}
 			if d.dl.CompareAndSwap(cur, expired) {
@@ -206,6 +221,21 @@ func (d *deadline) fire() {
 			}
 		}
 	}
+}
+
+// rearmAt returns when a timer that found its deadline pushed later, to
+// dl, fires next: at the last point of the coarse clock's grid (see
+// coarse.go) before dl, if one lies ahead, and at dl itself otherwise. A
+// busy connection's timer keeps finding its deadline pushed, once per
+// timeout; on the grid, those of all connections share the wheel's
+// wake-ups, with each other and with the idle timers, instead of waking
+// its driver once each. A deadline not pushed again costs one more firing,
+// at dl itself, less than a tick later.
+func rearmAt(dl, now int64) int64 {
+	if at := gridDown(dl, 0); at > now {
+		return at
+	}
+	return dl
 }
 
 // close marks the direction closed and stops its timer.

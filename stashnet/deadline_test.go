@@ -1,11 +1,13 @@
 package stashnet
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/stashgo/stash/internal/clock"
+	"github.com/stashgo/stash/stashtime"
 )
 
 // TestNanosIsMono checks that a deadline's int64 form is a reading of
@@ -28,5 +30,41 @@ func TestNanosIsMono(t *testing.T) {
 	}
 	if n := nanos(time.Unix(1, 0)); n > clock.Mono() {
 		t.Errorf("nanos(time.Unix(1, 0)) = %d, not in the past", n)
+	}
+}
+
+// TestPushedDeadlineSparesTimer pushes a connection's deadline 100 ms
+// ahead every millisecond for a second, as http.Server's WriteTimeout does
+// per request (alone, or cleared between requests): the pushes that come
+// within soon of the timer's firing move it, so that it never fires, where
+// it used to fire once per timeout, ten times, only to find the deadline
+// moved. Each fire costs a wake-up of the wheel's driver.
+func TestPushedDeadlineSparesTimer(t *testing.T) {
+	for _, clear := range []bool{false, true} {
+		t.Run(fmt.Sprintf("clear=%v", clear), func(t *testing.T) {
+			c, _ := tcpPair(t)
+			w := WrapConn(c)
+			defer w.Close()
+			fired0 := stashtime.Default().Stats().Fired
+			start := time.Now()
+			for time.Since(start) < time.Second {
+				if err := w.SetWriteDeadline(time.Now().Add(100 * time.Millisecond)); err != nil {
+					t.Fatal(err)
+				}
+				if clear {
+					if err := w.SetWriteDeadline(time.Time{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				time.Sleep(time.Millisecond)
+			}
+			// A stall of the loop longer than soon, as the timer is
+			// about to fire, lets it fire: allow a few.
+			fired := stashtime.Default().Stats().Fired - fired0
+			t.Logf("the timer fired %d times", fired)
+			if fired > 3 {
+				t.Errorf("the timer fired %d times in a second of pushes", fired)
+			}
+		})
 	}
 }
