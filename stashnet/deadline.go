@@ -59,12 +59,17 @@ func nanos(t time.Time) int64 {
 // noTimer, expired and closed change only under mu.
 //
 // armed is the instant the timer was last armed for, written under mu. A
-// deadline pushed later while the timer is due within soon takes mu too,
-// and moves the timer to the new deadline: a connection that keeps pushing
-// its deadline (http.Server does, on every request) then re-arms its timer
-// itself once per timeout, a lock and a Reset, instead of having the timer
-// fire only to find the deadline moved, which costs a goroutine, that
-// same Reset and, most of all, a wake-up of the wheel's driver.
+// deadline pushed later while the timer is due in less than half the new
+// deadline's distance (see early) takes mu too, and moves the timer to the
+// new deadline. The wheel's driver sleeps until the earliest instant a
+// timer is armed for, and wakes then even if the timer has moved since, so
+// every timer that comes due wakes it, fired or not: each wake-up costs
+// the process thread switches. A connection that keeps pushing its
+// deadline (http.Server does, on every request) thus re-arms its timer
+// itself about twice per timeout, a lock and a Reset each, and keeps it
+// at least half a timeout ahead, instead of having the timer fire only to
+// find the deadline moved, or move it at the last moment, after the driver
+// has planned its wake-up for it.
 type deadline struct {
 	dl    atomic.Int64
 	armed atomic.Int64
@@ -72,11 +77,6 @@ type deadline struct {
 	timer *stashtime.Timer      // under mu; nil until first armed
 	set   func(time.Time) error // the inner connection's SetReadDeadline or SetWriteDeadline
 }
-
-// soon is how close the timer's firing must be for a deadline pushed later
-// to move it (see deadline): one tick of the coarse clock, longer than
-// most gaps between the requests of a busy connection.
-const soon = int64(coarseTick)
 
 func (d *deadline) init(set func(time.Time) error) {
 	d.set = set
@@ -126,8 +126,8 @@ func (d *deadline) setNanos(v, now int64) error {
 	for {
 		cur := d.dl.Load()
 		// The timer fires at or before |cur|: a deadline no earlier
-		// needs nothing else, unless the timer is due soon.
-		if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) || d.armed.Load()-now < soon {
+		// needs nothing else, unless the timer fires early for it.
+		if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) || early(d.armed.Load(), v, now) {
 			return d.slowSet(v, false)
 		}
 		if d.dl.CompareAndSwap(cur, v) {
@@ -153,7 +153,13 @@ func (d *deadline) slowSet(v int64, clear bool) error {
 			if err := d.set(time.Time{}); err != nil {
 				return err
 			}
-			d.dl.Store(noTimer)
+			// A timer still armed, as after a past deadline set
+			// before its firing, is one to rely on.
+			if a := d.armed.Load(); a > clock.Mono() {
+				d.dl.Store(-a)
+			} else {
+				d.dl.Store(noTimer)
+			}
 			return nil
 		}
 		// Not a mark after all (a fast path moved it): clear it.
@@ -178,11 +184,40 @@ func (d *deadline) slowSet(v int64, clear bool) error {
 			return err
 		}
 	}
-	if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) || d.armed.Load()-now < soon {
+	if d.mustArm(cur, v, now) {
 		d.arm(now, v)
 	}
 	return nil
 }
+
+// mustArm reports whether the timer must be armed for the deadline v, set
+// at now over cur: unless it is known to fire at or before v, and not
+// early for it. mu is held.
+func (d *deadline) mustArm(cur, v, now int64) bool {
+	a := d.armed.Load()
+	switch {
+	case cur == noTimer:
+		return true
+	case cur == expired: // the timer is still armed if a is ahead
+		if a <= now || v < a {
+			return true
+		}
+	case cur > 0:
+		if v < cur {
+			return true
+		}
+	default: // cleared
+		if v < -cur {
+			return true
+		}
+	}
+	return early(a, v, now)
+}
+
+// early reports whether a timer armed for a fires early for a deadline v
+// set at now: within the nearer half of v's distance, where the timer is
+// moved to v rather than left to fire or to come due (see deadline).
+func early(a, v, now int64) bool { return a-now < (v-now)/2 }
 
 // arm arms the timer to fire at at, later than now. mu is held.
 func (d *deadline) arm(now, at int64) {

@@ -35,10 +35,10 @@ func TestNanosIsMono(t *testing.T) {
 
 // TestPushedDeadlineSparesTimer pushes a connection's deadline 100 ms
 // ahead every millisecond for a second, as http.Server's WriteTimeout does
-// per request (alone, or cleared between requests): the pushes that come
-// within soon of the timer's firing move it, so that it never fires, where
-// it used to fire once per timeout, ten times, only to find the deadline
-// moved. Each fire costs a wake-up of the wheel's driver.
+// per request (alone, or cleared between requests): a push that finds the
+// timer due within half the timeout moves it, so that it never fires,
+// where it used to fire once per timeout, ten times, only to find the
+// deadline moved. Each fire costs a wake-up of the wheel's driver.
 func TestPushedDeadlineSparesTimer(t *testing.T) {
 	for _, clear := range []bool{false, true} {
 		t.Run(fmt.Sprintf("clear=%v", clear), func(t *testing.T) {
@@ -58,8 +58,8 @@ func TestPushedDeadlineSparesTimer(t *testing.T) {
 				}
 				time.Sleep(time.Millisecond)
 			}
-			// A stall of the loop longer than soon, as the timer is
-			// about to fire, lets it fire: allow a few.
+			// A stall of the loop longer than half the timeout lets
+			// the timer fire: allow a few.
 			fired := stashtime.Default().Stats().Fired - fired0
 			t.Logf("the timer fired %d times", fired)
 			if fired > 3 {

@@ -16,9 +16,10 @@
 // before it. Pushing a deadline later is one CAS: no runtime timer, no
 // syscall, no lock; so is clearing it, since the timer, when it fires,
 // finds the deadline moved or cleared and re-arms for the rest or stops.
-// Once per timeout, when the timer is due within 10 ms, a push takes a
-// small lock and moves the timer to the new deadline instead, so that the
-// timer of a connection that keeps pushing its deadline never fires. A
+// When the timer is due in less than half the new deadline's distance, a
+// push takes a small lock and moves the timer to the new deadline instead,
+// so that the timer of a connection that keeps pushing its deadline never
+// fires, nor comes due (which would wake the wheel's driver anyway). A
 // deadline earlier than the timer's arming takes the lock and a timer
 // Reset, and so does one already past, which SetDeadline and its kin tell
 // by one read of the monotonic clock (package net reads the clock there
