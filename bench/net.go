@@ -15,9 +15,10 @@ import (
 // every Read, with stashnet the wrapper's Read with IdleTimeout. Both Reads
 // are from a connection that returns at once, so only the bookkeeping
 // differs. The clock read of time.Now().Add is in both deadline-touch
-// columns; the timeout-touch row makes the same call, stashnet.SetReadTimeout,
-// on both connections: on the plain one it is SetReadDeadline(time.Now().Add(d)),
-// on the wrapped one it reads the monotonic clock alone.
+// columns; the timeout-touch row makes the same call,
+// stashnet.SetReadTimeout, on both connections: on the plain one it is
+// SetReadDeadline(time.Now().Add(d)), on the wrapped one it reads the
+// monotonic clock alone. Then the http rows (see httpRows).
 func netRows(r *runner) {
 	client, server, err := tcpPair()
 	if err != nil {
@@ -100,6 +101,7 @@ func netRows(r *runner) {
 			time: median(ns[0]), stash: median(ns[1])})
 	}
 	client.SetReadDeadline(time.Time{})
+	httpRows(r)
 }
 
 // tcpPair returns the two ends of a loopback TCP connection.

@@ -62,7 +62,7 @@ var workloads = []workload{
 	{"drain", func(c *config) int { return 2 * c.drainRounds }, drain},
 	{"burst", func(c *config) int { return 2 * c.burstRounds }, burst},
 	{"lateness", func(c *config) int { return len(c.latencies) * 2 * (c.samples + 1) }, lateness},
-	{"net", func(c *config) int { return 3 * 2 * c.rounds }, netRows},
+	{"net", netSteps, netRows},
 	{"load", loadSteps, load},
 	{"context", contextSteps, contextRows},
 }

@@ -2,6 +2,7 @@ package stashnet
 
 import (
 	"net"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -122,4 +123,24 @@ func BenchmarkDeadlineSet(b *testing.B) {
 // on the wrapped one it reads the monotonic clock alone.
 func BenchmarkTimeoutTouch(b *testing.B) {
 	benchTouch(b, func(c net.Conn) error { return SetReadTimeout(c, 30*time.Second) })
+}
+
+// A fullConn has every optional method a wrapper keeps, as *net.TCPConn
+// does, over a nopConn.
+type fullConn struct{ nopConn }
+
+func (fullConn) CloseRead() error                      { return nil }
+func (fullConn) CloseWrite() error                     { return nil }
+func (fullConn) SyscallConn() (syscall.RawConn, error) { return nil, nil }
+
+// BenchmarkWrapConn wraps a connection with every optional method and
+// calls one of them through the wrapper: the cost of the variant.
+func BenchmarkWrapConn(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		w := WrapConn(fullConn{})
+		if err := w.(closeWriter).CloseWrite(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -26,79 +26,60 @@ type (
 	closeWriter interface{ CloseWrite() error }
 )
 
-// The method sets a wrapper adds to conn's, one per inner method it has.
-type (
-	withCloseRead   struct{ c *conn }
-	withCloseWrite  struct{ c *conn }
-	withSyscallConn struct{ c *conn }
-)
-
-func (m withCloseRead) CloseRead() error   { return m.c.inner.(closeReader).CloseRead() }
-func (m withCloseWrite) CloseWrite() error { return m.c.inner.(closeWriter).CloseWrite() }
-
-func (m withSyscallConn) SyscallConn() (syscall.RawConn, error) {
-	return m.c.inner.(syscall.Conn).SyscallConn()
-}
-
-// wrap wraps c in the variant that has c's optional methods.
+// wrap wraps c in the variant that has c's optional methods: a conn with
+// those of c's interfaces embedded, c itself, which promotes their
+// methods.
 func wrap(c net.Conn, o options) net.Conn {
-	_, cr := c.(closeReader)
-	_, cw := c.(closeWriter)
-	_, sc := c.(syscall.Conn)
+	r, cr := c.(closeReader)
+	w, cw := c.(closeWriter)
+	s, sc := c.(syscall.Conn)
 	switch {
 	case cr && cw && sc: // *net.TCPConn, *net.UnixConn
 		v := &struct {
 			conn
-			withCloseRead
-			withCloseWrite
-			withSyscallConn
-		}{}
-		v.withCloseRead.c, v.withCloseWrite.c, v.withSyscallConn.c = &v.conn, &v.conn, &v.conn
+			closeReader
+			closeWriter
+			syscall.Conn
+		}{closeReader: r, closeWriter: w, Conn: s}
 		return v.init(c, o, v)
 	case cr && cw:
 		v := &struct {
 			conn
-			withCloseRead
-			withCloseWrite
-		}{}
-		v.withCloseRead.c, v.withCloseWrite.c = &v.conn, &v.conn
+			closeReader
+			closeWriter
+		}{closeReader: r, closeWriter: w}
 		return v.init(c, o, v)
 	case cr && sc:
 		v := &struct {
 			conn
-			withCloseRead
-			withSyscallConn
-		}{}
-		v.withCloseRead.c, v.withSyscallConn.c = &v.conn, &v.conn
+			closeReader
+			syscall.Conn
+		}{closeReader: r, Conn: s}
 		return v.init(c, o, v)
 	case cw && sc:
 		v := &struct {
 			conn
-			withCloseWrite
-			withSyscallConn
-		}{}
-		v.withCloseWrite.c, v.withSyscallConn.c = &v.conn, &v.conn
+			closeWriter
+			syscall.Conn
+		}{closeWriter: w, Conn: s}
 		return v.init(c, o, v)
 	case cr:
 		v := &struct {
 			conn
-			withCloseRead
-		}{}
-		v.withCloseRead.c = &v.conn
+			closeReader
+		}{closeReader: r}
 		return v.init(c, o, v)
 	case cw: // *tls.Conn
 		v := &struct {
 			conn
-			withCloseWrite
-		}{}
-		v.withCloseWrite.c = &v.conn
+			closeWriter
+		}{closeWriter: w}
 		return v.init(c, o, v)
 	case sc:
 		v := &struct {
 			conn
-			withSyscallConn
-		}{}
-		v.withSyscallConn.c = &v.conn
+			syscall.Conn
+		}{Conn: s}
 		return v.init(c, o, v)
 	default: // net.Pipe
 		v := &struct{ conn }{}

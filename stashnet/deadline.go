@@ -6,13 +6,19 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stashgo/stash/internal/clock"
 	"github.com/stashgo/stash/stashtime"
 )
 
-// base is the origin of a deadline's int64 form, nanoseconds since base on
-// the monotonic clock (on the wall clock for a Time without a monotonic
-// reading).
-var base = time.Now()
+// A deadline's int64 form is a reading of clock.Mono, the monotonic clock
+// the wheel and the idle timers read, so that a deadline compares with
+// their readings as it is. base is a time.Time and baseMono its reading,
+// as clock.FromTime converts it (late by a few nanoseconds, never early):
+// nanos converts any other time.Time through them.
+var (
+	base     = time.Now()
+	baseMono = clock.FromTime(base)
+)
 
 // aLongTimeAgo is the past deadline an expired direction sets on the inner
 // connection, as net/http does to abort a pending Read.
@@ -32,12 +38,13 @@ const (
 // deadline or a cleared one.
 func isMark(v int64) bool { return v <= closed }
 
-// monoNow returns the monotonic nanoseconds since base.
-func monoNow() int64 { return int64(time.Since(base)) }
-
-// nanos returns t as nanoseconds since base, at most maxDeadline; a time
-// before base comes out negative or zero, which is in the past.
-func nanos(t time.Time) int64 { return min(int64(t.Sub(base)), maxDeadline) }
+// nanos returns t as a reading of clock.Mono, as clock.FromTime does but
+// at most maxDeadline; a time before the clock's origin comes out negative
+// or zero, which is in the past. A Time without a monotonic reading
+// converts by its wall reading.
+func nanos(t time.Time) int64 {
+	return baseMono + min(int64(t.Sub(base)), maxDeadline-baseMono)
+}
 
 // A deadline is one direction's deadline (read or write) on the wheel.
 //
@@ -50,8 +57,22 @@ func nanos(t time.Time) int64 { return min(int64(t.Sub(base)), maxDeadline) }
 // else (a deadline earlier than the arming, one in the past, a clear or a
 // set after expiry) takes mu, as does the timer's callback; the marks
 // noTimer, expired and closed change only under mu.
+//
+// armed is the instant the timer was last armed for, written under mu. A
+// deadline pushed later while the timer is due in less than half the new
+// deadline's distance (see early) takes mu too, and moves the timer to the
+// new deadline. The wheel's driver sleeps until the earliest instant a
+// timer is armed for, and wakes then even if the timer has moved since, so
+// every timer that comes due wakes it, fired or not: each wake-up costs
+// the process thread switches. A connection that keeps pushing its
+// deadline (http.Server does, on every request) thus re-arms its timer
+// itself about twice per timeout, a lock and a Reset each, and keeps it
+// at least half a timeout ahead, instead of having the timer fire only to
+// find the deadline moved, or move it at the last moment, after the driver
+// has planned its wake-up for it.
 type deadline struct {
 	dl    atomic.Int64
+	armed atomic.Int64
 	mu    sync.Mutex
 	timer *stashtime.Timer      // under mu; nil until first armed
 	set   func(time.Time) error // the inner connection's SetReadDeadline or SetWriteDeadline
@@ -79,23 +100,34 @@ func (d *deadline) setDeadline(t time.Time) error {
 			}
 		}
 	}
-	return d.setNanos(nanos(t))
+	v, now := nanos(t), clock.Mono()
+	if v <= now {
+		return d.slowSet(v, false)
+	}
+	return d.setNanos(v, now)
 }
 
 // setTimeout sets the direction's deadline to dur from now, reading only
 // the monotonic clock.
 func (d *deadline) setTimeout(dur time.Duration) error {
-	now := monoNow()
-	return d.setNanos(now + min(int64(dur), maxDeadline-now))
+	now := clock.Mono()
+	if dur <= 0 {
+		return d.slowSet(now, false)
+	}
+	return d.setNanos(now+min(int64(dur), maxDeadline-now), now)
 }
 
-// setNanos sets the direction's deadline to v, in nanos.
-func (d *deadline) setNanos(v int64) error {
+// setNanos sets the direction's deadline to v, in nanos, which was in the
+// future at now, the caller's reading of the clock. A deadline already
+// past must take the slow path, which fails I/O at once: the fast path
+// would leave that to the timer, armed for an instant that may have passed
+// without its firing yet.
+func (d *deadline) setNanos(v, now int64) error {
 	for {
 		cur := d.dl.Load()
 		// The timer fires at or before |cur|: a deadline no earlier
-		// needs nothing else.
-		if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) {
+		// needs nothing else, unless the timer fires early for it.
+		if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) || early(d.armed.Load(), v, now) {
 			return d.slowSet(v, false)
 		}
 		if d.dl.CompareAndSwap(cur, v) {
@@ -114,14 +146,20 @@ func (d *deadline) slowSet(v int64, clear bool) error {
 		if clear {
 			return d.set(time.Time{})
 		}
-		return d.set(base.Add(time.Duration(v)))
+		return d.set(base.Add(time.Duration(v - baseMono)))
 	}
 	if clear {
 		if cur == expired {
 			if err := d.set(time.Time{}); err != nil {
 				return err
 			}
-			d.dl.Store(noTimer)
+			// A timer still armed, as after a past deadline set
+			// before its firing, is one to rely on.
+			if a := d.armed.Load(); a > clock.Mono() {
+				d.dl.Store(-a)
+			} else {
+				d.dl.Store(noTimer)
+			}
 			return nil
 		}
 		// Not a mark after all (a fast path moved it): clear it.
@@ -130,7 +168,7 @@ func (d *deadline) slowSet(v int64, clear bool) error {
 		}
 		return nil
 	}
-	now := monoNow()
+	now := clock.Mono()
 	if v <= now {
 		// Past: fail the direction's I/O at once. The timer, if
 		// armed, finds expired and does nothing.
@@ -146,19 +184,49 @@ func (d *deadline) slowSet(v int64, clear bool) error {
 			return err
 		}
 	}
-	if isMark(cur) || (cur > 0 && v < cur) || (cur < 0 && v < -cur) {
-		d.arm(time.Duration(v - now))
+	if d.mustArm(cur, v, now) {
+		d.arm(now, v)
 	}
 	return nil
 }
 
-// arm arms the timer to fire in dur. mu is held.
-func (d *deadline) arm(dur time.Duration) {
+// mustArm reports whether the timer must be armed for the deadline v, set
+// at now over cur: unless it is known to fire at or before v, and not
+// early for it. mu is held.
+func (d *deadline) mustArm(cur, v, now int64) bool {
+	a := d.armed.Load()
+	switch {
+	case cur == noTimer:
+		return true
+	case cur == expired: // the timer is still armed if a is ahead
+		if a <= now || v < a {
+			return true
+		}
+	case cur > 0:
+		if v < cur {
+			return true
+		}
+	default: // cleared
+		if v < -cur {
+			return true
+		}
+	}
+	return early(a, v, now)
+}
+
+// early reports whether a timer armed for a fires early for a deadline v
+// set at now: within the nearer half of v's distance, where the timer is
+// moved to v rather than left to fire or to come due (see deadline).
+func early(a, v, now int64) bool { return a-now < (v-now)/2 }
+
+// arm arms the timer to fire at at, later than now. mu is held.
+func (d *deadline) arm(now, at int64) {
+	d.armed.Store(at)
 	if d.timer == nil {
-		d.timer = stashtime.AfterFunc(dur, d.fire)
+		d.timer = stashtime.AfterFunc(time.Duration(at-now), d.fire)
 		return
 	}
-	d.timer.Reset(dur)
+	d.timer.Reset(time.Duration(at - now))
 }
 
 // fire is the timer's callback: it expires the direction if its deadline
@@ -177,9 +245,9 @@ func (d *deadline) fire() {
 				return
 			}
 		default:
-			now := monoNow()
+			now := clock.Mono()
 			if cur > now {
-				d.timer.Reset(time.Duration(cur - now))
+				d.arm(now, rearmAt(cur, now))
 				return
 			}
 			if d.dl.CompareAndSwap(cur, expired) {
@@ -188,6 +256,21 @@ func (d *deadline) fire() {
 			}
 		}
 	}
+}
+
+// rearmAt returns when a timer that found its deadline pushed later, to
+// dl, fires next: at the last point of the coarse clock's grid (see
+// coarse.go) before dl, if one lies ahead, and at dl itself otherwise. A
+// busy connection's timer keeps finding its deadline pushed, once per
+// timeout; on the grid, those of all connections share the wheel's
+// wake-ups, with each other and with the idle timers, instead of waking
+// its driver once each. A deadline not pushed again costs one more firing,
+// at dl itself, less than a tick later.
+func rearmAt(dl, now int64) int64 {
+	if at := gridDown(dl, 0); at > now {
+		return at
+	}
+	return dl
 }
 
 // close marks the direction closed and stops its timer.

@@ -15,12 +15,17 @@
 // deadline in an atomic word and a stashtime AfterFunc timer armed at or
 // before it. Pushing a deadline later is one CAS: no runtime timer, no
 // syscall, no lock; so is clearing it, since the timer, when it fires,
-// finds the deadline moved or cleared and re-arms for the rest or stops. A
-// deadline earlier than the timer's arming takes a small lock and a timer
-// Reset, and so does one set in the past. http.Server sets all three kinds
-// on every request (a header deadline shorter than the last idle one, and
-// a past deadline and a clear to abort its background read), so under it
-// most sets take the lock.
+// finds the deadline moved or cleared and re-arms for the rest or stops.
+// When the timer is due in less than half the new deadline's distance, a
+// push takes a small lock and moves the timer to the new deadline instead,
+// so that the timer of a connection that keeps pushing its deadline never
+// fires, nor comes due (which would wake the wheel's driver anyway). A
+// deadline earlier than the timer's arming takes the lock and a timer
+// Reset, and so does one already past, which SetDeadline and its kin tell
+// by one read of the monotonic clock (package net reads the clock there
+// too). http.Server sets all three kinds on every request (a header
+// deadline shorter than the last idle one, and a past deadline and a clear
+// to abort its background read), so under it most sets take the lock.
 // When a deadline passes, the timer moves the inner connection's deadline
 // into the past, so pending and later I/O in that direction fail exactly
 // as package net's do (errors.Is(err, os.ErrDeadlineExceeded), Timeout()
@@ -35,20 +40,36 @@
 // time.Now costs and, once the deadline is one CAS, most of what a push
 // later costs; on any other connection they make exactly that call.
 //
-// The IdleTimeout option closes a connection (or calls OnIdle) once no
-// Read or Write has succeeded for a while. A Read or Write only stamps the
-// connection with a coarse clock's epoch, an atomic load and no clock read
-// (it advances at the wheel's passes, at most once a millisecond, and a
-// shared timer ticks it every 10 ms while idle timeouts are in use); the
-// connection's idle timer reads the clock when it fires and re-arms for
-// the rest of the timeout after the last activity. The ticks and the
-// re-arms fall on a shared 10 ms grid (shifted by the timeout's remainder),
-// so that a busy connection's timer fires once per timeout and shares the
-// wheel's wake-up with the others': each wake-up of the wheel's driver
-// costs the process thread switches, more than a timer firing does. A
-// connection is closed no earlier than the timeout (plus its share of
-// IdleJitter, in whole 10 ms ticks when the jitter is at least one) after
-// its last activity, and at most about 10 ms later.
+// The IdleTimeout option closes a connection (or calls OnIdle) once it has
+// made no progress for a while. Idle means no progress: no Read or Write
+// has moved a byte, and none of the connection's output has reached the
+// peer. A Read or Write that moves bytes counts when it returns; a Write
+// still moving them counts while it moves, and so does output the peer is
+// still taking in after the Write returned, so that a long Write to a slow
+// reader is not cut, while one the peer takes nothing of is.
+//
+// A Read or Write only stamps the connection with a coarse clock's epoch,
+// an atomic load and no clock read (it advances at the wheel's passes, at
+// most once a millisecond, and a shared timer ticks it every 10 ms while
+// idle timeouts are in use); the connection's idle timer reads the clock
+// when it fires and re-arms for the rest of the timeout after the last
+// activity. The ticks and the re-arms fall on a shared 10 ms grid (shifted
+// by the timeout's remainder), so that a busy connection's timer fires
+// once per timeout and shares the wheel's wake-up with the others': each
+// wake-up of the wheel's driver costs the process thread switches, more
+// than a timer firing does. A connection is closed no earlier than the
+// timeout (plus its share of IdleJitter, in whole 10 ms ticks when the
+// jitter is at least one) after its last activity, and at most about 10 ms
+// later.
+//
+// Output moving is seen by the timer alone, when it finds the connection
+// idle by its Reads and Writes: on a TCP connection on Linux it reads the
+// count of bytes the peer has acknowledged (TCP_INFO, one system call).
+// With output pending it looks again every eighth of the timeout (at
+// least 10 ms), and the connection stays until a timeout has passed since
+// a look last saw the count grow; pending output that does not move is
+// closed an eighth of the timeout after the connection was found idle.
+// Elsewhere a Read or Write counts only when it returns.
 //
 // # What does not
 //

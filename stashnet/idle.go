@@ -22,7 +22,8 @@ import (
 // An idle connection is therefore closed no earlier than the timeout after
 // its last activity, and later by at most the time the epoch took to
 // advance (a pass of the wheel's consumer, at most about coarseTick) plus
-// the wheel's precision rule.
+// the wheel's precision rule. A connection idle by its Reads and Writes
+// whose output still moves is not idle: see watch.
 type idler struct {
 	c      *conn
 	last   atomic.Int64  // the coarse epoch of the last activity
@@ -36,6 +37,13 @@ type idler struct {
 	timer   *stashtime.Timer
 	at      int64 // the clock.Mono instant the timer was last armed for
 	stopped bool  // by Close, or by idling out
+
+	// Under mu: the connection's output as the timer last saw it, while
+	// it watches the output of a connection idle by its Reads and Writes
+	// (see watch).
+	watching bool
+	acked    uint64 // the bytes the peer had acknowledged
+	movedAt  int64  // when the timer last saw acked grow (an upper bound of the move)
 }
 
 func newIdler(c *conn, o options) *idler {
@@ -89,7 +97,8 @@ func (i *idler) touch() {
 // throughout fires once per timeout, at a grid point that it shares with
 // the other connections of its timeout and, for a multiple of coarseTick,
 // with the ticker; one fallen silent fires once more, at bound + d, and is
-// closed then, late only by the time its epoch took to end.
+// closed then, late only by the time its epoch took to end, unless its
+// output still moves (see watch).
 func (i *idler) fire() {
 	i.mu.Lock()
 	if i.stopped {
@@ -104,15 +113,19 @@ func (i *idler) fire() {
 			i.seen, i.bound = e, bound
 		}
 	}
-	if due := bound + int64(i.d); due > now {
+	d := int64(i.d)
+	if due := max(bound, i.movedAt) + d; due > now && (!i.watching || bound+d > now) {
+		i.watching = false
 		at := gridDown(due, i.off)
 		if at <= now {
 			at = due
 		}
-		// Back within half the span the epochs are remembered for,
-		// while a newer stamp still resolves.
-		i.at = min(at, now+epoch.Span/2)
-		i.timer.Reset(time.Duration(i.at - now))
+		i.rearm(now, at)
+		i.mu.Unlock()
+		return
+	}
+	if at, ok := i.watch(now); ok {
+		i.rearm(now, at)
 		i.mu.Unlock()
 		return
 	}
@@ -124,6 +137,44 @@ func (i *idler) fire() {
 		return
 	}
 	_ = i.c.self.Close()
+}
+
+// rearm arms the timer for at, or back within half the span the epochs
+// are remembered for, while a newer stamp still resolves. mu is held.
+func (i *idler) rearm(now, at int64) {
+	i.at = min(at, now+epoch.Span/2)
+	i.timer.Reset(time.Duration(i.at - now))
+}
+
+// watch is called when the connection has been idle by its Reads and
+// Writes for d, or while the timer watches its output, and reports whether
+// it is active after all, and when to look again: a Write blocked on a
+// slow reader, or output that the peer is still taking in, is progress
+// although no call returns. It reads how many bytes the peer has
+// acknowledged (see sent): with output pending the timer watches, looking
+// every probe, and the connection stays until d has passed since a look
+// last saw the count grow; one whose pending output does not move is
+// closed one probe after it was found idle. With no output pending, the
+// connection is idle d after the count last grew. Where sent knows
+// nothing, a Read or Write counts only when it returns. mu is held.
+func (i *idler) watch(now int64) (at int64, active bool) {
+	acked, pending, ok := sent(i.c.inner)
+	if !ok {
+		return 0, false
+	}
+	first := !i.watching
+	if !first && acked != i.acked {
+		i.movedAt = now
+	}
+	i.watching, i.acked = pending, acked
+	due := i.movedAt + int64(i.d)
+	switch {
+	case !pending && due > now:
+		return due, true
+	case pending && (first || due > now):
+		return now + int64(max(i.d/8, coarseTick)), true
+	}
+	return 0, false
 }
 
 // stop stops the timer for good.

@@ -3,6 +3,7 @@ package stashnet
 import (
 	"io"
 	"net"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -159,5 +160,60 @@ func TestIdleGrid(t *testing.T) {
 			}
 		}
 		time.Sleep(idle / 5)
+	}
+}
+
+// TestIdleLongWrite writes 32 MB to a peer that reads slowly, with an
+// idle timeout of 200 ms: the Write lasts seconds and returns only at the
+// end, but its bytes move meanwhile, so the connection is not idle.
+func TestIdleLongWrite(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a Write's progress is seen on Linux only")
+	}
+	t.Parallel()
+	const idle = 200 * time.Millisecond
+	c, peer := tcpPair(t)
+	w := WrapConn(c, IdleTimeout(idle))
+	defer w.Close()
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			if _, err := peer.Read(buf); err != nil {
+				return
+			}
+			time.Sleep(5 * time.Millisecond) // at most 13 MB/s
+		}
+	}()
+	start := time.Now()
+	n, err := w.Write(make([]byte, 32<<20))
+	took := time.Since(start)
+	if err != nil || n != 32<<20 {
+		t.Fatalf("Write = %d, %v after %v; want all 32 MB", n, err, took)
+	}
+	if took < 2*idle {
+		t.Fatalf("Write took %v, not long against the idle timeout %v: the reader was not slow", took, idle)
+	}
+}
+
+// TestIdleStuckWrite checks that a Write the peer takes nothing of does
+// not keep the connection: it is closed under the Write no earlier than
+// the idle timeout, and soon after.
+func TestIdleStuckWrite(t *testing.T) {
+	t.Parallel()
+	const idle = 100 * time.Millisecond
+	c, _ := tcpPair(t)
+	w := WrapConn(c, IdleTimeout(idle))
+	defer w.Close()
+	start := time.Now()
+	_, err := w.Write(make([]byte, 64<<20)) // more than the socket buffers hold
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("Write to a peer that reads nothing succeeded")
+	}
+	if took < idle {
+		t.Fatalf("closed after %v, before the idle timeout %v", took, idle)
+	}
+	if took > idle+2*coarseTick+idle/8+slack {
+		t.Fatalf("closed after %v", took)
 	}
 }

@@ -15,16 +15,20 @@ type options struct {
 	onIdle func(net.Conn)
 }
 
-// IdleTimeout closes a connection on which no Read or Write has succeeded
-// for d. A Read or Write that transfers at least one byte counts as
+// IdleTimeout closes a connection that has made no progress for d: no
+// Read or Write has moved a byte, and none of its output has reached the
+// peer (on a TCP connection on Linux; elsewhere a Write counts only when it
+// returns). A Read or Write that transfers at least one byte counts as
 // activity; it costs no clock read, only a stamp of a coarse clock that
 // advances at the wheel's passes (at most once a millisecond) and at least
 // every 10 ms while idle timeouts are in use: the connection's idle
 // timer reads the clock when it fires and, if the connection was active
-// since, re-arms for the rest of d. The connection is therefore closed no
-// earlier than d (plus its share of the jitter) after its last activity and
-// at most about 10 ms later (plus the wheel's precision rule). Zero or a
-// negative d disables it.
+// since, re-arms for the rest of d; if not, it looks whether the
+// connection's output still moves (see the package doc). The connection
+// is therefore closed no earlier than d (plus its share of the jitter)
+// after its last activity and at most about 10 ms later (plus the wheel's
+// precision rule), or up to d/4 later (at least 20 ms) where output was
+// pending. Zero or a negative d disables it.
 func IdleTimeout(d time.Duration) Option {
 	return func(o *options) { o.idle = d }
 }

@@ -18,10 +18,12 @@ const request = "GET / HTTP/1.1\r\nHost: httpserver\r\n\r\n"
 // A load keeps keep-alive connections busy, each sending a request as soon
 // as the previous response is in, until close.
 type load struct {
-	addr   string
-	start  chan struct{} // closed once every connection is open
-	stop   atomic.Bool
-	failed atomic.Int64 // connections that failed before close
+	addr    string
+	start   chan struct{} // closed once every connection is open
+	stop    atomic.Bool
+	failed  atomic.Int64 // connections that failed before close
+	redial  bool         // dial again when the server closes a connection
+	redials atomic.Int64 // connections dialed again
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -29,7 +31,9 @@ type load struct {
 	once  sync.Once
 }
 
-func newLoad(addr string) *load { return &load{addr: addr, start: make(chan struct{})} }
+func newLoad(addr string, redial bool) *load {
+	return &load{addr: addr, redial: redial, start: make(chan struct{})}
+}
 
 // dial opens n connections one after another, then starts the load on all
 // of them at once: a server busy with the first would accept the last
@@ -61,28 +65,54 @@ func (ld *load) startOnce() {
 	}
 }
 
-// run sends requests on c from start until close.
+// run sends requests on c from start until close. When the server closes
+// c, run dials again if ld.redial is set, and fails otherwise.
 func (ld *load) run(c net.Conn) {
 	defer ld.wg.Done()
 	<-ld.start
+	for !ld.stop.Load() {
+		err := ld.requests(c)
+		if err == nil || !ld.redial || ld.stop.Load() {
+			break
+		}
+		c.Close()
+		if c, err = net.Dial("tcp", ld.addr); err != nil {
+			break
+		}
+		ld.redials.Add(1)
+		ld.mu.Lock()
+		ld.conns = append(ld.conns, c)
+		ld.mu.Unlock()
+	}
+}
+
+// requests sends requests on c, one after another, until close or an
+// error, which it counts as a failure unless ld.redial is set.
+func (ld *load) requests(c net.Conn) error {
 	br := bufio.NewReader(c)
 	for !ld.stop.Load() {
-		if _, err := io.WriteString(c, request); err != nil {
-			ld.fail()
-			return
-		}
-		resp, err := http.ReadResponse(br, nil)
+		err := ld.request(c, br)
 		if err != nil {
-			ld.fail()
-			return
-		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			ld.fail()
-			return
+			if !ld.redial {
+				ld.fail()
+			}
+			return err
 		}
 	}
+	return nil
+}
+
+func (ld *load) request(c net.Conn, br *bufio.Reader) error {
+	if _, err := io.WriteString(c, request); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return err
 }
 
 func (ld *load) fail() {

@@ -18,6 +18,18 @@
 //
 //	go run ./examples/httpserver
 //	go run ./examples/httpserver -conns 10000 -duration 5s
+//	go run ./examples/httpserver -short
+//
+// -short is the setting of a server hardened against slow clients: 200
+// connections, ReadHeaderTimeout 50ms, ReadTimeout and WriteTimeout
+// 100ms, IdleTimeout 30ms. A client of a loaded machine may then be slower
+// than the idle timeout between two requests, and the server rightly
+// closes its connection: the client dials again, as http.Client would,
+// and the report counts it among the redials, not the failures.
+//
+// -cpuprofile and -trace write a CPU profile and an execution trace of
+// the measured window of each listener, to the file named with the
+// listener's name appended (prof.net, prof.stash).
 //
 // Under a heavy load a connection may wait long for its turn: the timeouts
 // (-rht, -idle) must leave room for that, or loaded connections fail.
@@ -45,6 +57,9 @@ type options struct {
 	rht      time.Duration // ReadHeaderTimeout
 	idle     time.Duration // IdleTimeout
 	impl     string        // "net", "stash" or "both"
+	cpuprof  string        // CPU profile file prefix, or ""
+	trace    string        // execution trace file prefix, or ""
+	redial   bool          // dial again when the server closes a loaded connection
 }
 
 func defaultOptions() options {
@@ -64,7 +79,24 @@ func main() {
 	flag.DurationVar(&o.rht, "rht", o.rht, "the server's ReadHeaderTimeout (ReadTimeout and WriteTimeout are twice it)")
 	flag.DurationVar(&o.idle, "idle", o.idle, "the server's IdleTimeout")
 	flag.StringVar(&o.impl, "impl", o.impl, "`listener`: net, stash or both")
+	short := flag.Bool("short", false, "short timeouts: -conns 200 -rht 50ms -idle 30ms, unless set")
+	flag.StringVar(&o.cpuprof, "cpuprofile", "", "write each listener's CPU profile of the window to `file`.impl")
+	flag.StringVar(&o.trace, "trace", "", "write each listener's execution trace of the window to `file`.impl")
 	flag.Parse()
+	if *short {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["conns"] {
+			o.conns = 200
+		}
+		if !set["rht"] {
+			o.rht = 50 * time.Millisecond
+		}
+		if !set["idle"] {
+			o.idle = 30 * time.Millisecond
+		}
+		o.redial = true
+	}
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "httpserver: unexpected arguments %q\n", flag.Args())
 		flag.Usage()

@@ -28,7 +28,7 @@ func TestRun(t *testing.T) {
 	}
 	rows := map[string]bool{}
 	for line := range strings.Lines(out.String()) {
-		if f := strings.Fields(line); len(f) == 6 {
+		if f := strings.Fields(line); len(f) == 7 {
 			rows[f[0]] = true
 		}
 	}

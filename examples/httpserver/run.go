@@ -30,6 +30,7 @@ type result struct {
 	fired    int64         // timers stashtime's default wheel fired in the window
 	wakes    int64         // times its driver woke in the window
 	failed   int64         // loaded connections that failed
+	redials  int64         // loaded connections the server closed and the client dialed again
 	slowCut  time.Duration // when the slow-header client was cut, from its dial
 	idleShut time.Duration // when the idle connection was closed, from its request
 }
@@ -124,7 +125,7 @@ func runImpl(ctx context.Context, impl string, o options) (result, error) {
 	}()
 	addr := ln.Addr().String()
 
-	ld := newLoad(addr)
+	ld := newLoad(addr, o.redial)
 	defer ld.close()
 	if err := ld.dial(ctx, o.conns); err != nil {
 		return result{}, err
@@ -135,6 +136,10 @@ func runImpl(ctx context.Context, impl string, o options) (result, error) {
 	go func() { slow <- slowHeader(addr, o.rht+o.duration+time.Minute) }()
 	go func() { idle <- idleConn(addr, o.idle+o.duration+time.Minute) }()
 
+	stopProfiles, err := startProfiles(o, impl)
+	if err != nil {
+		return result{}, err
+	}
 	wheel0 := stashtime.Default().Stats()
 	cpu0, csw0 := cpuTime()
 	reqs0, start := reqs.Load(), time.Now()
@@ -143,10 +148,12 @@ func runImpl(ctx context.Context, impl string, o options) (result, error) {
 	case <-window.C:
 	case <-ctx.Done():
 		window.Stop()
+		stopProfiles()
 		return result{}, ctx.Err()
 	}
 	cpu1, csw1 := cpuTime()
 	wheel1 := stashtime.Default().Stats()
+	stopProfiles()
 	r := result{
 		impl:     impl,
 		cpu:      cpu1 - cpu0,
@@ -157,17 +164,17 @@ func runImpl(ctx context.Context, impl string, o options) (result, error) {
 		wakes:    wheel1.Wakes - wheel0.Wakes,
 	}
 	ld.close()
-	r.failed = ld.failed.Load()
+	r.failed, r.redials = ld.failed.Load(), ld.redials.Load()
 	r.slowCut, r.idleShut = <-slow, <-idle
 	return r, nil
 }
 
 func writeReport(w io.Writer, rs []result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "listener\treq/s\tCPU/req\tfailed conns\tslow header cut\tidle closed\t")
+	fmt.Fprintln(tw, "listener\treq/s\tCPU/req\tfailed conns\tredials\tslow header cut\tidle closed\t")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%.0f\t%v\t%d\t%v\t%v\t\n", r.impl, r.rate(), r.cpuPerReq().Round(10*time.Nanosecond),
-			r.failed, r.slowCut.Round(time.Millisecond), r.idleShut.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%.0f\t%v\t%d\t%d\t%v\t%v\t\n", r.impl, r.rate(), r.cpuPerReq().Round(10*time.Nanosecond),
+			r.failed, r.redials, r.slowCut.Round(time.Millisecond), r.idleShut.Round(time.Millisecond))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
