@@ -5,7 +5,7 @@
 // stashcontext. It does the two things that a shell does badly:
 //
 //	go run .ci/modules.go swap DIR PKG=NEWPATH...
-//	go test -json ... 2>&1 | go run .ci/modules.go report [-lines N] RESULT
+//	go test -json ... 2>&1 | go run .ci/modules.go report [-lines N] [-most M] RESULT
 //
 // swap rewrites, in every .go file under DIR (testdata, vendor, nested
 // modules and directories whose name starts with "." or "_" left out, as the
@@ -23,8 +23,8 @@
 // report reads the events of go test -json (and any plain lines mixed in,
 // such as the go command's own errors, which it prints as they are). It
 // prints, for each top-level test that failed, a FAIL line and the last N
-// lines of its output (default 30; 0 prints the FAIL lines alone), then a
-// line of counts. It writes RESULT: a first line "counts PASSED FAILED
+// lines of its output (default 30; 0 prints the FAIL lines alone; only for
+// the first M failures, -most M, default 10), then a line of counts. It writes RESULT: a first line "counts PASSED FAILED
 // SKIPPED", then one line "PACKAGE<tab>TEST" per failed top-level test. A
 // test that started and never ended (the binary timed out or crashed) counts
 // as failed. A package that failed with no test to blame (it did not build,
@@ -67,7 +67,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: modules swap DIR PKG=NEWPATH... | modules report [-lines N] RESULT")
+	fmt.Fprintln(os.Stderr, "usage: modules swap DIR PKG=NEWPATH... | modules report [-lines N] [-most M] RESULT")
 	os.Exit(2)
 }
 
@@ -192,10 +192,11 @@ type event struct {
 // testKey names a top-level test of a package.
 type testKey struct{ pkg, test string }
 
-// reportCmd implements "report [-lines N] RESULT".
+// reportCmd implements "report [-lines N] [-most M] RESULT".
 func reportCmd(args []string) error {
 	fl := flag.NewFlagSet("report", flag.ExitOnError)
 	lines := fl.Int("lines", 30, "lines of output to print per failed test")
+	most := fl.Int("most", 10, "print output for at most this many failed tests")
 	fl.Parse(args)
 	if fl.NArg() != 1 {
 		usage()
@@ -275,14 +276,16 @@ func reportCmd(args []string) error {
 
 	var res strings.Builder
 	fmt.Fprintf(&res, "counts %d %d %d\n", passed, failed, skipped)
-	for _, k := range failures {
+	for i, k := range failures {
 		fmt.Fprintf(&res, "%s\t%s\n", k.pkg, k.test)
 		if k.test == "" {
 			fmt.Printf("FAIL %s (the package failed with no failed test)\n", k.pkg)
 		} else {
 			fmt.Printf("FAIL %s %s (%.2fs)\n", k.pkg, k.test, elapsed[k])
 		}
-		printTail(outputs[k], *lines)
+		if i < *most {
+			printTail(outputs[k], *lines)
+		}
 	}
 	fmt.Printf("passed %d, failed %d, skipped %d\n", passed, failed, skipped)
 	if err := os.WriteFile(fl.Arg(0), []byte(res.String()), 0o644); err != nil {

@@ -21,7 +21,9 @@
 # every time, it is run with the module's original imports (an untouched copy
 # with the same go line, so the same language version) up to twice. It is a
 # swap failure, which fails this script, if it failed swapped every time and
-# passed with the original at least once. A test that passes on a swapped
+# passed with the original at least once. (When more than MODULES_RERUN_MAX,
+# default 10, tests of a module fail swapped, that is no flake: they go
+# straight to the original, sparing minutes of swapped reruns.) A test that passes on a swapped
 # rerun is reported as flaky; one that fails with the original too is
 # reported and does not fail the script (it is the module's own failure, or
 # this machine's). A package that fails with no test to blame (it does not
@@ -33,7 +35,7 @@
 # 40-60 s each); each failure adds its reruns.
 set -uo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 root=$PWD
 export PATH="/usr/local/go/bin:$PATH"
 # The copies live outside the repository (no go.work applies), resolve
@@ -47,6 +49,9 @@ declare -A swapto=(
 )
 full_timeout=3m  # one module's whole go test; the slowest takes about 60 s
 rerun_timeout=2m # a rerun of the tests that failed
+# More failures than this in one module's first run are not rerun swapped,
+# only with the original imports.
+rerun_max=${MODULES_RERUN_MAX:-10}
 
 declare -a names=()
 declare -A module=() swaps=() flags=() skips=()
@@ -113,12 +118,14 @@ go build -o "$tool" .ci/modules.go || exit 1
 # fetch NAME DEST: copy the module's pinned version, as the proxy serves it,
 # to DEST, writable, with a go.mod (a +incompatible one has none).
 fetch() {
-	local n=$1 dest=$2 dir
-	dir=$(go mod download -json "${module[$n]}" | awk -F'"' '$2 == "Dir" { print $4 }') || return 1
-	[ -n "$dir" ] && [ -d "$dir" ] || {
-		echo "modules: go mod download ${module[$n]} gave no directory"
+	local n=$1 dest=$2 json dir
+	json=$(go mod download -json "${module[$n]}" 2>&1)
+	dir=$(awk -F'"' '$2 == "Dir" { print $4 }' <<<"$json")
+	if [ -z "$dir" ] || [ ! -d "$dir" ]; then
+		echo "modules: go mod download ${module[$n]} gave no directory:"
+		echo "$json"
 		return 1
-	}
+	fi
 	cp -R "$dir" "$dest" && chmod -R u+w "$dest" || return 1
 	if [ ! -f "$dest/go.mod" ]; then
 		(cd "$dest" && go mod init "${module[$n]%@*}" 2>/dev/null) || return 1
@@ -248,8 +255,14 @@ for n in "${run[@]}"; do
 	mapfile -t left < <(failures_of "$res")
 	flaky=() swapfail=()
 
-	# The failures again, swapped, up to twice: what passes is flaky.
-	for try in 1 2; do
+	# The failures again, swapped, up to twice: what passes is flaky. Many
+	# failures at once are no flake, and their reruns would cost minutes.
+	tries="1 2"
+	if [ ${#left[@]} -gt "$rerun_max" ]; then
+		echo "--- $n: ${#left[@]} failed swapped, more than $rerun_max: not rerun swapped"
+		tries=
+	fi
+	for try in $tries; do
 		[ ${#left[@]} -gt 0 ] || break
 		echo "--- $n: rerun $try, swapped: $(names_of "${left[@]}")"
 		retry "$n" swapped "$try"
