@@ -90,6 +90,7 @@ mod backoff5 github.com/cenkalti/backoff/v5@v5.0.3 context
 mod goretry github.com/sethvargo/go-retry@v0.5.0 time,context
 
 skip backoff5 '^ExampleRetry$' 'GETs http://httpbin.org/get: needs the network (it waits for it until go test times out)'
+skip yamux '^TestHalfCloseSessionShutdown$' 'flaky on its own: the client closes its TCP connection with data unread, and the server then reads "connection reset by peer"; 14 of 40 runs failed with time'
 
 # Which modules to run: the arguments, or all.
 declare -a run=()
