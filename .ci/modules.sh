@@ -30,9 +30,9 @@
 # build swapped, or its TestMain fails) is handled the same way, as a whole.
 # A test that hangs is cut by -timeout and counts as failed.
 #
-# Cost: about 5 minutes on a 2-core machine when nothing fails (the slowest
-# modules are gocron, cron and yamux, whose tests wait on real timers for
-# 40-60 s each); each failure adds its reruns.
+# Cost: about 3 minutes of a 2-core machine when nothing fails, most of it
+# in gocron, cron and yamux, whose tests wait on real timers (40-70 s each);
+# each failure adds its reruns, at most a few minutes per module.
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
