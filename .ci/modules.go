@@ -27,7 +27,8 @@
 // the first M failures, -most M, default 10), then a line of counts. It writes RESULT: a first line "counts PASSED FAILED
 // SKIPPED", then one line "PACKAGE<tab>TEST" per failed top-level test. A
 // test that started and never ended (the binary timed out or crashed) counts
-// as failed. A package that failed with no test to blame (it did not build,
+// as failed, and so does one whose package never ended (go test was
+// stopped). A package that failed with no test to blame (it did not build,
 // or TestMain failed, for example in a leak check) is written with an empty
 // TEST. Examples count as tests, as go test counts them.
 package main
@@ -209,6 +210,28 @@ func reportCmd(args []string) error {
 		failures                []testKey // in the order they failed
 		pkgFailedTests          = map[string]bool{}
 	)
+	started := map[string]bool{} // packages whose test binary started and did not end
+	// failPackage records a failed package: it blames the tests that never
+	// ended, or the package itself if no test of it failed.
+	failPackage := func(pkg, why string) {
+		var stuck []testKey
+		for rk := range running {
+			if rk.pkg == pkg {
+				stuck = append(stuck, rk)
+			}
+		}
+		sort.Slice(stuck, func(i, j int) bool { return stuck[i].test < stuck[j].test })
+		for _, rk := range stuck {
+			delete(running, rk)
+			failed++
+			failures = append(failures, rk)
+			pkgFailedTests[rk.pkg] = true
+			outputs[rk] = append(outputs[rk], "(the test did not end: "+why+")\n")
+		}
+		if !pkgFailedTests[pkg] {
+			failures = append(failures, testKey{pkg, ""})
+		}
+	}
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -227,30 +250,15 @@ func reportCmd(args []string) error {
 			outputs[k] = append(outputs[k], ev.Output)
 		case ev.Action == "output":
 			outputs[testKey{ev.Package, ""}] = append(outputs[testKey{ev.Package, ""}], ev.Output)
-		case ev.Test == "" || ev.Test != top:
-			// A package's end, or a subtest's: counted with its test.
-			if ev.Action != "fail" || ev.Test != "" {
-				continue
-			}
-			// The package failed. Blame the tests that never ended, or the
-			// package itself if no test of it failed.
-			var stuck []testKey
-			for rk := range running {
-				if rk.pkg == ev.Package {
-					stuck = append(stuck, rk)
-				}
-			}
-			sort.Slice(stuck, func(i, j int) bool { return stuck[i].test < stuck[j].test })
-			for _, rk := range stuck {
-				delete(running, rk)
-				failed++
-				failures = append(failures, rk)
-				pkgFailedTests[rk.pkg] = true
-				outputs[rk] = append(outputs[rk], "(the test did not end: the test binary timed out or crashed)\n")
-			}
-			if !pkgFailedTests[ev.Package] {
-				failures = append(failures, testKey{ev.Package, ""})
-			}
+		case ev.Test == "" && ev.Action == "start":
+			started[ev.Package] = true
+		case ev.Test == "" && (ev.Action == "pass" || ev.Action == "skip"):
+			delete(started, ev.Package)
+		case ev.Test == "" && ev.Action == "fail":
+			delete(started, ev.Package)
+			failPackage(ev.Package, "the test binary timed out or crashed")
+		case ev.Test != top:
+			// A subtest's start or end: counted with its test.
 		case ev.Action == "run":
 			running[k] = true
 		case ev.Action == "pass" || ev.Action == "fail" || ev.Action == "skip":
@@ -272,6 +280,16 @@ func reportCmd(args []string) error {
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("report: reading go test -json: %w", err)
+	}
+	// A package whose test binary never ended: go test was killed.
+	var unended []string
+	for pkg := range started {
+		unended = append(unended, pkg)
+	}
+	sort.Strings(unended)
+	for _, pkg := range unended {
+		outputs[testKey{pkg, ""}] = append(outputs[testKey{pkg, ""}], "(go test was stopped before the package ended)\n")
+		failPackage(pkg, "go test was stopped")
 	}
 
 	var res strings.Builder

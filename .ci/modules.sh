@@ -47,8 +47,11 @@ declare -A swapto=(
 	[time]=$stash/stashtime
 	[context]=$stash/stashcontext
 )
-full_timeout=3m  # one module's whole go test; the slowest takes about 60 s
-rerun_timeout=2m # a rerun of the tests that failed
+# go test -timeout, in seconds: a module's whole run (the slowest takes about
+# 70 s), and a rerun of its failures. Each go test is stopped a minute later
+# still (a build that hangs), and each fetch or tidy after 5 minutes.
+full_timeout=180
+rerun_timeout=120
 # More failures than this in one module's first run are not rerun swapped,
 # only with the original imports.
 rerun_max=${MODULES_RERUN_MAX:-10}
@@ -120,7 +123,7 @@ go build -o "$tool" .ci/modules.go || exit 1
 # to DEST, writable, with a go.mod (a +incompatible one has none).
 fetch() {
 	local n=$1 dest=$2 json dir
-	json=$(go mod download -json "${module[$n]}" 2>&1)
+	json=$(timeout 300 go mod download -json "${module[$n]}" 2>&1)
 	dir=$(awk -F'"' '$2 == "Dir" { print $4 }' <<<"$json")
 	if [ -z "$dir" ] || [ ! -d "$dir" ]; then
 		echo "modules: go mod download ${module[$n]} gave no directory:"
@@ -144,7 +147,7 @@ prepare_swapped() {
 	"$tool" swap "$dest" "${args[@]}" || return 1
 	(cd "$dest" &&
 		go mod edit -require="$stash@v0.0.0" -replace="$stash=$root" &&
-		go mod tidy) || return 1
+		timeout 300 go mod tidy) || return 1
 }
 
 # prepare_original NAME: the module's copy as published, with the go line
@@ -154,26 +157,28 @@ prepare_original() {
 	[ -d "$dest" ] && return 0
 	fetch "$n" "$dest" || return 1
 	v=$(cd "$work/$n/swapped" && go mod edit -json | awk -F'"' '$2 == "Go" { print $4; exit }')
-	(cd "$dest" && go mod edit -go="$v" && go mod tidy) || return 1
+	(cd "$dest" && go mod edit -go="$v" && timeout 300 go mod tidy) || return 1
 }
 
 # gotest NAME COPY RESULT TIMEOUT LINES [PKG TEST]...: go test, in the
 # module's COPY (swapped or original), of the given (package, test) pairs (an
 # empty TEST: the whole package; no pairs: ./...). The failures land in
-# RESULT (see modules.go); LINES of each failure's output are printed.
+# RESULT (see modules.go); LINES of each failure's output are printed. It
+# returns 3 if a go test failed and RESULT names nothing to blame.
 gotest() {
 	local n=$1 copy=$2 res=$3 timeout=$4 lines=$5
 	shift 5
-	local -a cmd=(go test -count=1 -p 2 -timeout "$timeout" -json)
+	local -a cmd=(timeout -k 10 $((timeout + 60)) go test -count=1 -p 2 -timeout "${timeout}s" -json)
 	# shellcheck disable=SC2206 # flags are words
 	cmd+=(${flags[$n]})
 	[ -n "${skips[$n]:-}" ] && cmd+=(-skip "${skips[$n]}")
 	if [ $# -eq 0 ]; then
 		(cd "$work/$n/$copy" && "${cmd[@]}" ./... 2>&1) | "$tool" report -lines "$lines" "$res"
+		blame "$res" "${PIPESTATUS[0]}"
 		return
 	fi
 	# One go test per package: -run names that package's tests alone.
-	local pkgs pkg tests
+	local pkgs pkg tests rc=0
 	: >"$res.all"
 	pkgs=$(printf '%s\n' "$@" | paste - - | cut -f1 | sort -u)
 	for pkg in $pkgs; do
@@ -183,12 +188,23 @@ gotest() {
 			sel=(-run "^($(paste -sd'|' <<<"$tests"))\$")
 		fi
 		(cd "$work/$n/$copy" && "${cmd[@]}" "${sel[@]}" "$pkg" 2>&1) | "$tool" report -lines "$lines" "$res.one"
+		blame "$res.one" "${PIPESTATUS[0]}" || rc=$?
 		tail -n +2 "$res.one" >>"$res.all"
 	done
 	{
 		echo "counts - - -"
 		cat "$res.all"
 	} >"$res"
+	return $rc
+}
+
+# blame RESULT STATUS: returns 3, and says so, if go test exited with STATUS
+# other than 0 and RESULT names no failure.
+blame() {
+	[ "$2" -eq 0 ] && return 0
+	[ "$(tail -n +2 "$1" 2>/dev/null | wc -l)" -gt 0 ] && return 0
+	echo "modules: go test exited with status $2, and no test or package failed"
+	return 3
 }
 
 # failures_of RESULT: the failed "PACKAGE<tab>TEST" lines of RESULT.
@@ -213,10 +229,11 @@ retry() {
 	local n=$1 copy=$2 try=$3 f out=$work/$1/res.$2.$3
 	local -a args again=()
 	mapfile -t args < <(printf '%s\n' "${left[@]}" | tr '\t' '\n')
-	gotest "$n" "$copy" "$out" "$rerun_timeout" 8 "${args[@]}"
+	local rc=0
+	gotest "$n" "$copy" "$out" "$rerun_timeout" 8 "${args[@]}" || rc=$?
 	passed_again=()
 	for f in "${left[@]}"; do
-		if still_failing "$f" "$out"; then
+		if [ $rc -ne 0 ] || still_failing "$f" "$out"; then
 			again+=("$f")
 		else
 			passed_again+=("$f")
@@ -246,10 +263,9 @@ for n in "${run[@]}"; do
 		continue
 	fi
 	res=$work/$n/res.swapped.0
-	gotest "$n" swapped "$res" "$full_timeout" 40
-	if ! read -r _ passed _ skipped <"$res"; then
+	if ! gotest "$n" swapped "$res" "$full_timeout" 40 || ! read -r _ passed _ skipped <"$res"; then
 		echo "<== $n: FAILED: no test result"
-		summary+=("$(printf '%-10s FAILED: no test result' "$n")")
+		summary+=("$(printf '%-10s FAILED: go test failed with no test to blame' "$n")")
 		total_fail=$((total_fail + 1))
 		continue
 	fi
