@@ -36,12 +36,15 @@ type config struct {
 	burstN      int
 	burstRounds int
 	latencies   []time.Duration
-	samples     int           // lateness samples per duration and implementation
-	loadTime    time.Duration // measured time of one load run
-	loadRounds  int
-	only        []string
-	out         string
-	soak        time.Duration // run the soak (see soak.go) for this long per implementation, instead
+	samples     int // lateness samples per duration and implementation
+	// comebackSamples is how many first timers after an idle spell to
+	// measure per implementation (see comeback.go).
+	comebackSamples int
+	loadTime        time.Duration // measured time of one load run
+	loadRounds      int
+	only            []string
+	out             string
+	soak            time.Duration // run the soak (see soak.go) for this long per implementation, instead
 }
 
 func quickConfig() config {
@@ -53,8 +56,8 @@ func quickConfig() config {
 		drainN: 10_000, drainRounds: 1,
 		burstN: 10_000, burstRounds: 1,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
-		samples:   40,
-		loadTime:  300 * time.Millisecond, loadRounds: 1,
+		samples:   40, comebackSamples: 3,
+		loadTime: 300 * time.Millisecond, loadRounds: 1,
 	}
 }
 
@@ -67,8 +70,8 @@ func defaultConfig() config {
 		drainN: 1_000_000, drainRounds: 1,
 		burstN: 100_000, burstRounds: 2,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
-		samples:   200,
-		loadTime:  2 * time.Second, loadRounds: 1,
+		samples:   200, comebackSamples: 15,
+		loadTime: 2 * time.Second, loadRounds: 1,
 	}
 }
 
@@ -78,7 +81,7 @@ func longConfig() config {
 	c.benchtime, c.rounds = time.Second, 5
 	c.memN = 1_000_000
 	c.memRounds, c.drainRounds, c.burstRounds = 3, 3, 8
-	c.samples = 1000
+	c.samples, c.comebackSamples = 1000, 50
 	c.loadTime, c.loadRounds = 4*time.Second, 3
 	return c
 }

@@ -62,6 +62,7 @@ var workloads = []workload{
 	{"drain", func(c *config) int { return 2 * c.drainRounds }, drain},
 	{"burst", func(c *config) int { return 2 * c.burstRounds }, burst},
 	{"lateness", func(c *config) int { return len(c.latencies) * 2 * (c.samples + 1) }, lateness},
+	{"comeback", comebackSteps, comeback},
 	{"net", netSteps, netRows},
 	{"load", loadSteps, load},
 	{"context", contextSteps, contextRows},
