@@ -66,6 +66,15 @@ func Tick(d Duration) <-chan Time {
 
 // Sleep pauses the current goroutine for at least the duration d. A
 // negative or zero duration causes Sleep to return immediately.
+//
+// A sleep of 8.4 ms or more (the distance from which the default slack is
+// at its cap) is package time's Sleep, unless SetDefaultOptions asked for
+// less slack: there the wheel's precision (524 µs) and the runtime's (a
+// millisecond or so) are of a size, and the runtime's own Sleep costs less
+// CPU, since it readies the sleeper on the P that runs its timer, where the
+// wheel wakes its driver's thread and then the sleeper's. Shorter sleeps
+// are on the wheel, many times closer to their deadlines than the
+// runtime's. Wheel.Sleep is always on its wheel.
 func Sleep(d Duration) {
 	if d <= 0 {
 		return
@@ -83,5 +92,10 @@ func Sleep(d Duration) {
 		time.Sleep(d)
 		return
 	}
-	Default().sleep(now, d)
+	w := Default()
+	if w.maxSlack >= int64(DefaultSlack) && int64(d) >= w.lookahead/2 {
+		time.Sleep(d)
+		return
+	}
+	w.sleep(now, d)
 }
