@@ -142,3 +142,23 @@ func TestLeaveFarComesBack(t *testing.T) {
 	require.GreaterOrEqual(t, late, time.Duration(0))
 	require.Less(t, late, stdLate+50*time.Millisecond, "the far timer fired late (package time's: %v); the wake-up protocol's last events:\n%s", stdLate, checkTraceDump())
 }
+
+// TestComeBackLate: a runtime timer that brings the driver back after the
+// instant it left for (a loaded machine runs it late) still starts it.
+func TestComeBackLate(t *testing.T) {
+	w, err := NewWheel(Options{})
+	require.NoError(t, err)
+	defer w.Close()
+	tm := w.NewTimer(300 * time.Millisecond)
+	require.Eventually(t, func() bool { return w.gone.Load() && w.sleepUntil.Load() > w.now()+int64(200*time.Millisecond) },
+		2*time.Second, 100*time.Microsecond, "the driver did not leave for the timer")
+	// As if the runtime ran its timer late, past the armed instant.
+	require.True(t, w.revive.Stop(), "no runtime timer was to bring the driver back")
+	require.Eventually(t, func() bool { return w.now() > w.sleepUntil.Load() }, 2*time.Second, 100*time.Microsecond)
+	w.comeBack()
+	select {
+	case <-tm.C:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the timer did not fire: the driver did not come back")
+	}
+}

@@ -89,8 +89,16 @@ func (w *Wheel) leave(next, now int64) bool {
 	return true
 }
 
-// comeBack starts the driver a little before the instant it left for.
-func (w *Wheel) comeBack() { w.wakeIfEarlier(w.now()) }
+// comeBack starts the driver a little before the instant it left for,
+// or, if the runtime ran it late, after: then the armed instant has
+// passed, and lowering it to the clock would not start the driver.
+func (w *Wheel) comeBack() {
+	if w.gone.Load() && w.gone.CompareAndSwap(true, false) {
+		go w.run()
+		return
+	}
+	w.wakeIfEarlier(w.now())
+}
 
 const (
 	// leaveBeyond is how far ahead the driver's next wake-up must be
