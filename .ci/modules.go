@@ -29,7 +29,8 @@
 // test that started and never ended (the binary timed out or crashed) counts
 // as failed, and so does one whose package never ended (go test was
 // stopped). A package that failed with no test to blame (it did not build,
-// or TestMain failed, for example in a leak check) is written with an empty
+// or TestMain failed, for example in a leak check), or with a test that
+// never ended (the tests after it never ran), is written with an empty
 // TEST. Examples count as tests, as go test counts them.
 package main
 
@@ -228,7 +229,9 @@ func reportCmd(args []string) error {
 			pkgFailedTests[rk.pkg] = true
 			outputs[rk] = append(outputs[rk], "(the test did not end: "+why+")\n")
 		}
-		if !pkgFailedTests[pkg] {
+		// The package itself too if a test never ended: the tests after
+		// it never ran, and a rerun of the whole package runs them.
+		if !pkgFailedTests[pkg] || len(stuck) > 0 {
 			failures = append(failures, testKey{pkg, ""})
 		}
 	}
@@ -297,7 +300,7 @@ func reportCmd(args []string) error {
 	for i, k := range failures {
 		fmt.Fprintf(&res, "%s\t%s\n", k.pkg, k.test)
 		if k.test == "" {
-			fmt.Printf("FAIL %s (the package failed with no failed test)\n", k.pkg)
+			fmt.Printf("FAIL %s (the package: it failed with no test to blame, or a test never ended)\n", k.pkg)
 		} else {
 			fmt.Printf("FAIL %s %s (%.2fs)\n", k.pkg, k.test, elapsed[k])
 		}

@@ -182,10 +182,14 @@ gotest() {
 	: >"$res.all"
 	pkgs=$(printf '%s\n' "$@" | paste - - | cut -f1 | sort -u)
 	for pkg in $pkgs; do
-		tests=$(printf '%s\n' "$@" | paste - - | awk -F'\t' -v p="$pkg" '$1 == p { print $2 }')
+		# The whole package if one entry is, else its tests alone.
+		tests=$(printf '%s\n' "$@" | paste - - | awk -F'\t' -v p="$pkg" '
+			$1 == p && $2 == "" { whole = 1 }
+			$1 == p && $2 != "" { t = t (t == "" ? "" : "|") $2 }
+			END { if (!whole) print t }')
 		local -a sel=()
-		if ! grep -qx '' <<<"$tests"; then # the whole package if one is
-			sel=(-run "^($(paste -sd'|' <<<"$tests"))\$")
+		if [ -n "$tests" ]; then
+			sel=(-run "^($tests)\$")
 		fi
 		(cd "$work/$n/$copy" && "${cmd[@]}" "${sel[@]}" "$pkg" 2>&1) | "$tool" report -lines "$lines" "$res.one"
 		blame "$res.one" "${PIPESTATUS[0]}" || rc=$?
