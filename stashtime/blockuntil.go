@@ -7,16 +7,16 @@ import (
 
 // BlockUntil waits until at least n timers are pending on the wheel
 // (Stats().Live: armed, not yet fired or stopped; a Sleep in progress and a
-// Ticker count one each), as clockwork's FakeClock.BlockUntil does, so that
-// a test knows the code under test has armed its timers before it
-// advances a ManualClock past them. It returns at once on a closed wheel.
+// Ticker count one each), like clockwork's FakeClock.BlockUntil, so that a
+// test knows the code under test has armed its timers before it advances a
+// ManualClock past them. It returns at once on a closed wheel.
 //
-// It looks at the wheel's counters with pauses that double from 1 µs up
-// to 1 ms in between (real time, on package time's timers), so it spins
-// for no more than a few microseconds and answers within about a
-// millisecond of the nth timer's arming. Timers that stashcontext pools
-// after their context ends stay armed, and count, until they fire; see
-// package stashcontext.
+// It reads the wheel's counters, sleeping in between for pauses that
+// double from 1 µs up to 1 ms (real time, on package time's timers): it
+// costs little CPU however long it waits, and returns within about a
+// millisecond of the nth timer's arming. (On the process-wide wheel, the
+// timers stashcontext pools after their context ends stay armed, and
+// count, until they fire; those of stashcontext.On(w) are stopped.)
 func (w *Wheel) BlockUntil(n int) {
 	_ = w.BlockUntilContext(context.Background(), n)
 }
