@@ -118,7 +118,11 @@ type stashConn interface{ stashConn() *conn }
 func (c *conn) Read(b []byte) (int, error) {
 	n, err := c.inner.Read(b)
 	if n > 0 && c.idle != nil {
-		c.idle.touch()
+		if c.idle.exact {
+			c.idle.touchExact()
+		} else {
+			c.idle.touch()
+		}
 	}
 	return n, err
 }
@@ -127,7 +131,11 @@ func (c *conn) Read(b []byte) (int, error) {
 func (c *conn) Write(b []byte) (int, error) {
 	n, err := c.inner.Write(b)
 	if n > 0 && c.idle != nil {
-		c.idle.touch()
+		if c.idle.exact {
+			c.idle.touchExact()
+		} else {
+			c.idle.touch()
+		}
 	}
 	return n, err
 }

@@ -120,7 +120,12 @@ func (d *deadline) setDeadline(t time.Time) error {
 // setTimeout sets the direction's deadline to dur from now, reading only
 // the monotonic clock.
 func (d *deadline) setTimeout(dur time.Duration) error {
-	now := d.src.now()
+	var now int64
+	if d.src == nil {
+		now = clock.Mono()
+	} else {
+		now = d.src.now()
+	}
 	if dur <= 0 {
 		return d.slowSet(now, false)
 	}

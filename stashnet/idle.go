@@ -28,10 +28,12 @@ import (
 // ManualClock), which the coarse clock does not follow, the stamp is a
 // reading of that clock instead, exact, and the bound is the stamp itself.
 type idler struct {
-	c      *conn
-	src    *timeSource   // nil: the process-wide wheel
-	exact  bool          // src.exact(): last is a reading of src's clock
-	last   atomic.Int64  // the coarse epoch of the last activity (exact: the reading)
+	c     *conn
+	src   *timeSource // nil: the process-wide wheel
+	exact bool        // src.exact(): last is a reading of src's clock
+	// last is the coarse epoch of the last activity (see touch), or,
+	// with exact, the clock's reading of it (see touchExact).
+	last   atomic.Int64
 	seen   int64         // under mu: the epoch whose bound was last found final
 	bound  int64         // under mu: that bound, a clock.Mono reading
 	d      time.Duration // the timeout, with this connection's share of the jitter
@@ -85,12 +87,10 @@ func (i *idler) start() {
 	i.mu.Unlock()
 }
 
-// touch records activity.
+// touch records activity, on an idler without exact. It is small enough
+// to inline into Read and Write, which call touchExact instead for one
+// with exact.
 func (i *idler) touch() {
-	if i.exact {
-		i.touchExact()
-		return
-	}
 	e := epoch.Now()
 	for {
 		// Only forward: a Read and a Write racing must leave the later
