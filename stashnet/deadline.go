@@ -13,9 +13,9 @@ import (
 // A deadline's int64 form is a reading of clock.Mono, the monotonic clock
 // the wheel and the idle timers read, so that a deadline compares with
 // their readings as it is; on a connection made WithWheel, a reading of
-// that wheel's clock (see timeSource). base is a time.Time and baseMono its reading,
-// as clock.FromTime converts it (late by a few nanoseconds, never early):
-// nanos converts any other time.Time through them.
+// that wheel's clock (see timeSource). base is a time.Time and baseMono
+// its reading, as clock.FromTime converts it (late by a few nanoseconds,
+// never early): nanos converts any other time.Time through them.
 var (
 	base     = time.Now()
 	baseMono = clock.FromTime(base)
