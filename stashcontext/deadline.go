@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/stashgo/stash/stashtime"
 )
 
 // A timerCtx is the context WithDeadline and its kin return: a cancelable
@@ -45,6 +47,13 @@ type extra struct {
 	// cancelOnly reports a context made by newCancelOnly: no timer of its
 	// own, and the parent's deadline, if any.
 	cancelOnly bool
+	// on is the wheel whose clock the deadline is on, for a context made
+	// by On(w).WithDeadline and its kin; nil for the process-wide wheel.
+	on *stashtime.Wheel
+	// stopParent, for such a context under a parent that package context
+	// cancels (see Deadlines), stops the context.AfterFunc that cancels it
+	// with the parent.
+	stopParent func() bool
 
 	mu       sync.Mutex
 	children map[canceler]struct{} // guarded by mu; set to nil by the first cancel
@@ -74,8 +83,15 @@ func withDeadline(parent Context, p *timerCtx, d time.Time, dur time.Duration, c
 		c.x.Store(&extra{deadlineCause: cause})
 	}
 	c.attach(p)
+	return c.finish(dur, cause)
+}
+
+// finish cancels c at once if its deadline, dur away, has passed, and
+// returns c and its cancel function.
+func (c *timerCtx) finish(dur time.Duration, cause error) (Context, CancelFunc) {
 	if dur <= 0 {
 		c.cancel(true, DeadlineExceeded, cause) // the deadline has already passed
+		counters.expired.Add(1)
 		return c, func() { c.cancel(false, Canceled, nil) }
 	}
 	return c, func() { c.cancel(true, Canceled, nil) }
@@ -100,12 +116,16 @@ func (c *timerCtx) ensureArmed() {
 // a slot that watches c's deadline; the first to store it in st wins, and
 // the others, or one that finds c canceled meanwhile, put theirs back.
 func (c *timerCtx) arm() {
-	now, dur, bubble := remaining(c.deadline)
+	var on *stashtime.Wheel
+	if x := c.x.Load(); x != nil {
+		on = x.on
+	}
+	now, dur, bubble := remaining(c.deadline, on)
 	if dur <= 0 {
 		c.expireFrom(nil)
 		return
 	}
-	s := newSlot(c, now, dur, bubble)
+	s := newSlot(c, now, dur, bubble, on)
 	if !c.st.CompareAndSwap(nil, s) {
 		s.put()
 	}
@@ -228,14 +248,15 @@ func (c *timerCtx) removeChild(child canceler) bool {
 // removeFromParent, detaches c from its parent. Only the first call does
 // anything.
 func (c *timerCtx) cancel(removeFromParent bool, err, cause error) {
-	if s := c.cancelFrom(removeFromParent, err, cause); s != nil {
+	if s, _ := c.cancelFrom(removeFromParent, err, cause); s != nil {
 		s.put()
 	}
 }
 
 // cancelFrom is cancel, but returns the slot that watched c's deadline,
-// if this call took it off c, for the caller to put back.
-func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) *slot {
+// if this call took it off c, for the caller to put back, and whether this
+// call canceled c.
+func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) (*slot, bool) {
 	if err == nil {
 		panic("context: internal error: missing cancel error")
 	}
@@ -244,7 +265,7 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) *slot {
 	for {
 		old = c.st.Load()
 		if old != nil && old.final {
-			return nil // already canceled
+			return nil, false // already canceled
 		}
 		if c.st.CompareAndSwap(old, f) {
 			break
@@ -277,13 +298,15 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) *slot {
 	if removeFromParent {
 		// Whatever the kind of c or of its parent, a finished c leaves
 		// the parent's children (see attach).
-		if x != nil && x.up != nil {
+		if x != nil && x.stopParent != nil {
+			x.stopParent()
+		} else if x != nil && x.up != nil {
 			x.up.removeChild(c)
 		} else if p, ok := c.parent.(*timerCtx); ok {
 			p.removeChild(c)
 		}
 	}
-	return old
+	return old, true
 }
 
 // expireFrom cancels c as its deadline passes, seen by s's callback (nil:
@@ -294,7 +317,10 @@ func (c *timerCtx) expireFrom(s *slot) bool {
 	if x := c.x.Load(); x != nil {
 		cause = x.deadlineCause
 	}
-	old := c.cancelFrom(true, DeadlineExceeded, cause)
+	old, ok := c.cancelFrom(true, DeadlineExceeded, cause)
+	if ok {
+		counters.expired.Add(1)
+	}
 	if old != nil && old != s {
 		old.put()
 	}
@@ -426,9 +452,12 @@ func (c *timerCtx) String() string {
 	if x := c.x.Load(); x != nil && x.cancelOnly {
 		return contextName(c.parent) + ".WithCancel"
 	}
+	left := time.Until(c.deadline)
+	if x := c.x.Load(); x != nil && x.on != nil {
+		left = x.on.Until(c.deadline)
+	}
 	return contextName(c.parent) + ".WithDeadline(" +
-		c.deadline.String() + " [" +
-		time.Until(c.deadline).String() + "])"
+		c.deadline.String() + " [" + left.String() + "])"
 }
 
 func contextName(c Context) string {

@@ -100,6 +100,22 @@
 // as there. When a deadline passes, the wheel runs the cancel in a
 // goroutine of its own (stashtime.AfterFunc), as package time does.
 //
+// # Tests on fake time
+//
+// On(w) returns the Deadlines of a stashtime Wheel of the caller's: its
+// WithTimeout, WithDeadline and their Cause kin make contexts whose
+// deadlines are timers on w, measured by w's clock. Code that takes a
+// Deadlines runs on the process-wide wheel (On(nil)) in production, and
+// its tests hand it a Wheel over a stashtime.ManualClock, where a deadline
+// passes only as the test advances the clock (see Deadlines for how such
+// contexts differ).
+//
+// # Counters
+//
+// Stats reports how many timers this package's deadlines armed, reused
+// from the pool, pooled and fired, and how many contexts their deadline
+// ended: counted per P, only on the paths that touch a timer.
+//
 // # Other differences from package context
 //
 //   - %T prints this package's types, not *context.timerCtx.

@@ -39,6 +39,10 @@ type slot struct {
 	// stashtime hands timers to package time, on the bubble's fake clock:
 	// such a slot is never pooled, and none is taken from the pool there.
 	bubble bool
+	// on is the wheel of a context made by On(w).WithDeadline and its
+	// kin, nil for the process-wide wheel's. Its timer is on that wheel,
+	// and, as in a bubble, the slot is never pooled.
+	on *stashtime.Wheel
 
 	// final reports a canceled context's slot, never changed; err is its
 	// error and cause its cause, nil if that is err.
@@ -78,22 +82,30 @@ func finalSlot(err, cause error) *slot {
 var slots sync.Pool // of *slot, c nil
 
 // newSlot returns a slot that watches c, whose deadline is dur after the
-// reading now (bubble: taken inside a testing/synctest bubble).
-func newSlot(c *timerCtx, now int64, dur time.Duration, bubble bool) *slot {
-	if !bubble {
+// reading now (bubble: taken inside a testing/synctest bubble), with its
+// timer on the wheel on (nil: the process-wide one).
+func newSlot(c *timerCtx, now int64, dur time.Duration, bubble bool, on *stashtime.Wheel) *slot {
+	if !bubble && on == nil {
 		if s, _ := slots.Get().(*slot); s != nil {
 			s.mu.Lock()
 			s.c = c
 			if !s.pending || s.when > now+int64(dur) {
 				s.reset(now, dur)
+			} else {
+				counters.reused.Add(1)
 			}
 			s.mu.Unlock()
 			return s
 		}
 	}
-	s := &slot{c: c, bubble: bubble}
+	s := &slot{c: c, bubble: bubble, on: on}
 	s.mu.Lock()
-	s.t = stashtime.AfterFunc(dur, s.fire)
+	if on != nil {
+		s.t = on.AfterFunc(dur, s.fire)
+	} else {
+		s.t = stashtime.AfterFunc(dur, s.fire)
+	}
+	counters.armed.Add(1)
 	s.setWhen(now, dur)
 	s.mu.Unlock()
 	return s
@@ -102,6 +114,7 @@ func newSlot(c *timerCtx, now int64, dur time.Duration, bubble bool) *slot {
 // reset arms the timer dur after the reading now. s.mu is held.
 func (s *slot) reset(now int64, dur time.Duration) {
 	s.t.Reset(dur)
+	counters.armed.Add(1)
 	s.setWhen(now, dur)
 }
 
@@ -113,11 +126,12 @@ func (s *slot) setWhen(now int64, dur time.Duration) {
 // context if that is not yet due (the timer was armed for an earlier one),
 // and expires it otherwise.
 func (s *slot) fire() {
+	counters.fired.Add(1)
 	s.mu.Lock()
 	c := s.c
 	if c != nil {
 		if st := c.st.Load(); st == nil || !st.final {
-			if now, dur, _ := remaining(c.deadline); dur > 0 {
+			if now, dur, _ := remaining(c.deadline, s.on); dur > 0 {
 				s.reset(now, dur)
 				s.mu.Unlock()
 				return
@@ -136,23 +150,31 @@ func (s *slot) fire() {
 func (s *slot) put() {
 	s.mu.Lock()
 	s.c = nil
-	if s.pending && (s.far || s.bubble) && s.t.Stop() {
+	private := s.bubble || s.on != nil
+	if s.pending && (s.far || private) && s.t.Stop() {
 		s.pending = false
 	}
 	s.mu.Unlock()
-	if !s.bubble {
+	if !private {
+		counters.pooled.Add(1)
 		slots.Put(s)
 	}
 }
 
 // remaining returns a reading now and the time dur left then until the
 // deadline d, and whether the caller is inside a testing/synctest bubble.
+// For a context on the wheel on (not nil), dur is what is left on that
+// wheel's clock, and now is 0: its slot is never pooled, so its when is
+// never compared.
 // A d with a monotonic reading (time.Now's, outside a bubble) is compared
 // with a reading of the monotonic clock alone, which costs about half of
 // time.Now. now is on clock.FromTime's scale, or meaningless in a bubble.
 // Inside a bubble, a deadline taken outside it that has passed on the real
 // clock has dur 0.
-func remaining(d time.Time) (now int64, dur time.Duration, bubble bool) {
+func remaining(d time.Time, on *stashtime.Wheel) (now int64, dur time.Duration, bubble bool) {
+	if on != nil {
+		return 0, on.Until(d), false
+	}
 	if d != d.Round(0) {
 		if now, ok := clock.TimeNow(); ok {
 			return now, time.Duration(clock.FromTime(d) - now), false

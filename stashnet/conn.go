@@ -99,8 +99,8 @@ type conn struct {
 // init sets c up around inner and returns self, the variant holding c.
 func (c *conn) init(inner net.Conn, o options, self net.Conn) net.Conn {
 	c.inner, c.self = inner, self
-	c.rd.init(inner.SetReadDeadline)
-	c.wd.init(inner.SetWriteDeadline)
+	c.rd.init(inner.SetReadDeadline, o.src)
+	c.wd.init(inner.SetWriteDeadline, o.src)
 	if o.idle > 0 {
 		c.idle = newIdler(c, o)
 		c.idle.start()
@@ -118,7 +118,11 @@ type stashConn interface{ stashConn() *conn }
 func (c *conn) Read(b []byte) (int, error) {
 	n, err := c.inner.Read(b)
 	if n > 0 && c.idle != nil {
-		c.idle.touch()
+		if c.idle.exact {
+			c.idle.touchExact()
+		} else {
+			c.idle.touch()
+		}
 	}
 	return n, err
 }
@@ -127,7 +131,11 @@ func (c *conn) Read(b []byte) (int, error) {
 func (c *conn) Write(b []byte) (int, error) {
 	n, err := c.inner.Write(b)
 	if n > 0 && c.idle != nil {
-		c.idle.touch()
+		if c.idle.exact {
+			c.idle.touchExact()
+		} else {
+			c.idle.touch()
+		}
 	}
 	return n, err
 }

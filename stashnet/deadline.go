@@ -12,9 +12,10 @@ import (
 
 // A deadline's int64 form is a reading of clock.Mono, the monotonic clock
 // the wheel and the idle timers read, so that a deadline compares with
-// their readings as it is. base is a time.Time and baseMono its reading,
-// as clock.FromTime converts it (late by a few nanoseconds, never early):
-// nanos converts any other time.Time through them.
+// their readings as it is; on a connection made WithWheel, a reading of
+// that wheel's clock (see timeSource). base is a time.Time and baseMono
+// its reading, as clock.FromTime converts it (late by a few nanoseconds,
+// never early): nanos converts any other time.Time through them.
 var (
 	base     = time.Now()
 	baseMono = clock.FromTime(base)
@@ -76,10 +77,14 @@ type deadline struct {
 	mu    sync.Mutex
 	timer *stashtime.Timer      // under mu; nil until first armed
 	set   func(time.Time) error // the inner connection's SetReadDeadline or SetWriteDeadline
+	// src is the wheel and clock of a connection made WithWheel, nil for
+	// the process-wide wheel: dl, armed and the readings compared with
+	// them are its clock's.
+	src *timeSource
 }
 
-func (d *deadline) init(set func(time.Time) error) {
-	d.set = set
+func (d *deadline) init(set func(time.Time) error, src *timeSource) {
+	d.set, d.src = set, src
 	d.dl.Store(noTimer)
 }
 
@@ -100,7 +105,12 @@ func (d *deadline) setDeadline(t time.Time) error {
 			}
 		}
 	}
-	v, now := nanos(t), clock.Mono()
+	var v, now int64
+	if d.src == nil {
+		v, now = nanos(t), clock.Mono()
+	} else {
+		v, now = d.src.nanos(t), d.src.now()
+	}
 	if v <= now {
 		return d.slowSet(v, false)
 	}
@@ -110,7 +120,12 @@ func (d *deadline) setDeadline(t time.Time) error {
 // setTimeout sets the direction's deadline to dur from now, reading only
 // the monotonic clock.
 func (d *deadline) setTimeout(dur time.Duration) error {
-	now := clock.Mono()
+	var now int64
+	if d.src == nil {
+		now = clock.Mono()
+	} else {
+		now = d.src.now()
+	}
 	if dur <= 0 {
 		return d.slowSet(now, false)
 	}
@@ -146,7 +161,7 @@ func (d *deadline) slowSet(v int64, clear bool) error {
 		if clear {
 			return d.set(time.Time{})
 		}
-		return d.set(base.Add(time.Duration(v - baseMono)))
+		return d.set(d.src.timeOf(v))
 	}
 	if clear {
 		if cur == expired {
@@ -155,7 +170,7 @@ func (d *deadline) slowSet(v int64, clear bool) error {
 			}
 			// A timer still armed, as after a past deadline set
 			// before its firing, is one to rely on.
-			if a := d.armed.Load(); a > clock.Mono() {
+			if a := d.armed.Load(); a > d.src.now() {
 				d.dl.Store(-a)
 			} else {
 				d.dl.Store(noTimer)
@@ -168,7 +183,7 @@ func (d *deadline) slowSet(v int64, clear bool) error {
 		}
 		return nil
 	}
-	now := clock.Mono()
+	now := d.src.now()
 	if v <= now {
 		// Past: fail the direction's I/O at once. The timer, if
 		// armed, finds expired and does nothing.
@@ -176,6 +191,7 @@ func (d *deadline) slowSet(v int64, clear bool) error {
 		if cur == expired {
 			return nil
 		}
+		counters.past.Add(1)
 		return d.set(aLongTimeAgo)
 	}
 	cur = d.dl.Swap(v)
@@ -223,7 +239,7 @@ func early(a, v, now int64) bool { return a-now < (v-now)/2 }
 func (d *deadline) arm(now, at int64) {
 	d.armed.Store(at)
 	if d.timer == nil {
-		d.timer = stashtime.AfterFunc(time.Duration(at-now), d.fire)
+		d.timer = d.src.afterFunc(time.Duration(at-now), d.fire)
 		return
 	}
 	d.timer.Reset(time.Duration(at - now))
@@ -245,12 +261,13 @@ func (d *deadline) fire() {
 				return
 			}
 		default:
-			now := clock.Mono()
+			now := d.src.now()
 			if cur > now {
 				d.arm(now, rearmAt(cur, now))
 				return
 			}
 			if d.dl.CompareAndSwap(cur, expired) {
+				counters.expiries.Add(1)
 				_ = d.set(aLongTimeAgo) // an error means the connection is closed
 				return
 			}

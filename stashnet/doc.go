@@ -82,6 +82,22 @@
 // a deadline (time.Now().Add(d)) still pays for the clock read; SetTimeout
 // and its kin pay for half of it.
 //
+// # Tests on fake time
+//
+// The WithWheel option puts a connection's deadlines and idle timeout on a
+// stashtime Wheel of the caller's, measured by that wheel's clock. On a
+// Wheel over a stashtime.ManualClock, a test advances the clock, calls
+// Wheel.Sync, and sees deadlines pass and connections idle out with no
+// real waiting (see the example). There the idle timer stamps activity
+// with a reading of the manual clock, exactly, rather than with the coarse
+// clock, which follows the system clock.
+//
+// # Counters
+//
+// Stats reports how many connections idled out, deadlines expired and
+// deadlines were set already past, counted per P on the paths that take a
+// lock anyway: Reads, Writes and deadlines pushed later count nothing.
+//
 // # Fast paths
 //
 // The wrapper has the inner connection's CloseRead, CloseWrite and

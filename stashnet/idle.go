@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/stashgo/stash/internal/clock"
 	"github.com/stashgo/stash/internal/epoch"
 	"github.com/stashgo/stash/stashtime"
 )
@@ -24,9 +23,17 @@ import (
 // advance (a pass of the wheel's consumer, at most about coarseTick) plus
 // the wheel's precision rule. A connection idle by its Reads and Writes
 // whose output still moves is not idle: see watch.
+//
+// On a wheel whose clock is not the system's (WithWheel over a
+// ManualClock), which the coarse clock does not follow, the stamp is a
+// reading of that clock instead, exact, and the bound is the stamp itself.
 type idler struct {
-	c      *conn
-	last   atomic.Int64  // the coarse epoch of the last activity
+	c     *conn
+	src   *timeSource // nil: the process-wide wheel
+	exact bool        // src.exact(): last is a reading of src's clock
+	// last is the coarse epoch of the last activity (see touch), or,
+	// with exact, the clock's reading of it (see touchExact).
+	last   atomic.Int64
 	seen   int64         // under mu: the epoch whose bound was last found final
 	bound  int64         // under mu: that bound, a clock.Mono reading
 	d      time.Duration // the timeout, with this connection's share of the jitter
@@ -57,26 +64,32 @@ func newIdler(c *conn, o options) *idler {
 		}
 		d += share
 	}
-	return &idler{c: c, d: d, off: int64(d % coarseTick), onIdle: o.onIdle}
+	return &idler{c: c, src: o.src, exact: o.src.exact(), d: d, off: int64(d % coarseTick), onIdle: o.onIdle}
 }
 
 // start arms the timer. The connection must be set up: the callback may run
 // before start returns.
 func (i *idler) start() {
-	coarseUse()
-	i.last.Store(epoch.Now())
+	if i.exact {
+		i.last.Store(i.src.now())
+	} else {
+		coarseUse()
+		i.last.Store(epoch.Now())
+	}
 	i.mu.Lock()
-	now := clock.Mono()
+	now := i.src.now()
 	at := gridDown(now+int64(i.d), i.off)
 	if at <= now {
 		at = now + int64(i.d)
 	}
 	i.at = min(at, now+epoch.Span/2)
-	i.timer = stashtime.AfterFunc(time.Duration(i.at-now), i.fire)
+	i.timer = i.src.afterFunc(time.Duration(i.at-now), i.fire)
 	i.mu.Unlock()
 }
 
-// touch records activity.
+// touch records activity, on an idler without exact. It is small enough
+// to inline into Read and Write, which call touchExact instead for one
+// with exact.
 func (i *idler) touch() {
 	e := epoch.Now()
 	for {
@@ -84,6 +97,18 @@ func (i *idler) touch() {
 		// epoch, or the stamp would put the activity too early.
 		old := i.last.Load()
 		if old >= e || i.last.CompareAndSwap(old, e) {
+			return
+		}
+	}
+}
+
+// touchExact is touch on a clock the coarse clock does not follow: it
+// stamps the clock's reading.
+func (i *idler) touchExact() {
+	now := i.src.now()
+	for {
+		old := i.last.Load()
+		if old >= now || i.last.CompareAndSwap(old, now) {
 			return
 		}
 	}
@@ -105,9 +130,11 @@ func (i *idler) fire() {
 		i.mu.Unlock()
 		return
 	}
-	now := clock.Mono()
+	now := i.src.now()
 	bound := i.bound
-	if e := i.last.Load(); e != i.seen || bound == 0 {
+	if i.exact {
+		bound = i.last.Load()
+	} else if e := i.last.Load(); e != i.seen || bound == 0 {
 		var final bool
 		if bound, final = epoch.Before(e, now); final {
 			i.seen, i.bound = e, bound
@@ -131,7 +158,10 @@ func (i *idler) fire() {
 	}
 	i.stopped = true
 	i.mu.Unlock()
-	coarseDone()
+	if !i.exact {
+		coarseDone()
+	}
+	counters.idleCloses.Add(1)
 	if i.onIdle != nil {
 		i.onIdle(i.c.self)
 		return
@@ -186,5 +216,7 @@ func (i *idler) stop() {
 	}
 	i.stopped = true
 	i.timer.Stop()
-	coarseDone()
+	if !i.exact {
+		coarseDone()
+	}
 }

@@ -13,6 +13,7 @@ type options struct {
 	idle   time.Duration
 	jitter time.Duration
 	onIdle func(net.Conn)
+	src    *timeSource // nil: the process-wide wheel (see WithWheel)
 }
 
 // IdleTimeout closes a connection that has made no progress for d: no

@@ -18,6 +18,10 @@
 //	stashtime_driver_wakes_total       counter    sleeps of the driver that ended
 //	stashtime_lateness_seconds         histogram  how long after its deadline each firing came
 //
+// A PackageCollector exports the process-wide counters of stashnet and
+// stashcontext (idle closes, deadline expiries, context timers armed,
+// pooled and fired) as stashnet_ and stashcontext_ metrics.
+//
 // The histogram's buckets are those of LatenessBounds; each is the upper
 // bound of one of the wheel's own buckets (see stashtime.Histogram), so its
 // cumulative counts are exact, and the histograms of several processes add
