@@ -85,7 +85,7 @@ func openFDs(max int) map[int]bool {
 }
 
 func init() {
-	children["emfile"] = childEMFILE
+	children.Scenarios["emfile"] = childEMFILE
 }
 
 // childEMFILE runs in a subprocess: it lowers RLIMIT_NOFILE so that only k
@@ -144,9 +144,10 @@ func childEMFILE() {
 // New must fall back to the portable poller, say so in Kind, and leak
 // nothing from a half-built epoll poller.
 func TestFallbackOutOfDescriptors(t *testing.T) {
-	out, err := runChild(t, "emfile")
-	if err != nil {
-		t.Fatalf("child failed: %v\n%s", err, out)
+	r := children.Run(t, "emfile", childLimit)
+	out := r.Stdout
+	if r.Code != 0 {
+		t.Fatalf("child failed: exit %d (timed out: %v)\n%s%s", r.Code, r.TimedOut, out, r.Stderr)
 	}
 	t.Logf("child:\n%s", out)
 	for k, want := range []string{

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	children["runtime-timer-after-new"] = childRuntimeTimerAfterNew
+	children.Scenarios["runtime-timer-after-new"] = childRuntimeTimerAfterNew
 }
 
 // childRuntimeTimerAfterNew runs in a subprocess that has set no runtime
@@ -51,8 +51,8 @@ func childRuntimeTimerAfterNew() {
 // netpollinit at its first timer (as it would had New taken the last
 // three).
 func TestRuntimeNetpollerFirst(t *testing.T) {
-	out, err := runChild(t, "runtime-timer-after-new")
-	if err != nil || !strings.Contains(out, "kind="+KindPortable+" survived") {
-		t.Fatalf("child: %v\n%s", err, out)
+	r := children.Run(t, "runtime-timer-after-new", childLimit)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "kind="+KindPortable+" survived") {
+		t.Fatalf("child: exit %d (timed out: %v)\n%s%s", r.Code, r.TimedOut, r.Stdout, r.Stderr)
 	}
 }
