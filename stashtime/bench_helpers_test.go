@@ -118,17 +118,6 @@ func benchSkipHuge(b *testing.B, n int) {
 	}
 }
 
-// benchCount formats a count as in the benchmark names: 0, 10k, 1M.
-func benchCount(n int) string {
-	switch {
-	case n >= 1_000_000 && n%1_000_000 == 0:
-		return fmt.Sprintf("%dM", n/1_000_000)
-	case n >= 1000 && n%1000 == 0:
-		return fmt.Sprintf("%dk", n/1000)
-	}
-	return fmt.Sprint(n)
-}
-
 // benchDur formats a duration for a benchmark name in ASCII (us, not µs).
 func benchDur(d time.Duration) string {
 	switch {
