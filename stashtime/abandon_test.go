@@ -247,7 +247,7 @@ func hotAfterLoop(stash bool, n int) float64 {
 // runtime.GC calls. The back-to-back figures of both are logged.
 func TestAbandonedFreedByCollections(t *testing.T) {
 	skipIfChecked(t)
-	if testing.Short() || fidelityRace {
+	if testing.Short() || raceEnabled {
 		t.Skip("measures allocations of 10,000 timers in child processes")
 	}
 	for _, kind := range []string{"After", "Tick", "NewTimer", "NewTicker"} {
@@ -274,7 +274,7 @@ func TestAbandonedFreedByCollections(t *testing.T) {
 // per abandoned timer after four collections (package time's: none).
 func TestAbandonedAfterHotLoopFlat(t *testing.T) {
 	skipIfChecked(t)
-	if testing.Short() || fidelityRace {
+	if testing.Short() || raceEnabled {
 		t.Skip("runs a million timers in child processes")
 	}
 	const n = 1_000_000

@@ -315,7 +315,7 @@ func BenchmarkDrain(b *testing.B) {
 	benchReleaseLive()
 	n := 1_000_000
 	switch {
-	case benchRace:
+	case stashtime.RaceEnabled:
 		n = 2000
 	case testing.Short():
 		n = 100_000

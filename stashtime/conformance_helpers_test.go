@@ -198,7 +198,7 @@ func testRand(t testing.TB) *rand.Rand {
 
 // heavy scales an iteration count down under the race detector and -short.
 func heavy(n int) int {
-	if raceEnabled {
+	if stashtime.RaceEnabled {
 		n /= 4
 	}
 	if testing.Short() {

@@ -12,7 +12,7 @@ import (
 // once the pool has a timer (the store's leaves, shared by all timers of a
 // bucket, are the rare exception that keeps the average below one).
 func TestSleepAllocatesNothing(t *testing.T) {
-	if raceEnabled {
+	if stashtime.RaceEnabled {
 		t.Skip("the race detector allocates on its own")
 	}
 	if stashtime.WakeCheck {
