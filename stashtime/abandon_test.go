@@ -133,16 +133,6 @@ func abandonMaker(stash bool, kind string) func() {
 	panic("unknown kind " + kind)
 }
 
-// waitUntil polls cond for at most 10 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("not %s after 10 s", what)
-		}
-	}
-}
-
 // collectAbandoned abandons 10,000 timers of kind and returns the
 // allocations in use per timer after each of six collections, counted from
 // before they were made. Paced (stash only), the first three collections

@@ -272,7 +272,7 @@ func TestIntakeTwoListings(t *testing.T) {
 	}
 	clk.Set(start + int64(3*time.Hour))
 	w.Sync()
-	waitFor(t, func() bool { return fired.Load() == 1 })
+	waitUntil(t, "fired", func() bool { return fired.Load() == 1 })
 	if tm.Stop() {
 		t.Fatal("Stop after the firing returned true")
 	}
@@ -299,17 +299,6 @@ func TestIntakeRelistFloorAndClosed(t *testing.T) {
 	in.close()
 	if got := in.relist(e, 0); got != tooSoon {
 		t.Fatalf("relist on a closed intake = %d, want tooSoon", got)
-	}
-}
-
-// waitFor waits, for at most 10 s, until cond holds: for callbacks, which
-// run on goroutines of their own.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("not within 10 s")
-		}
 	}
 }
 

@@ -29,7 +29,7 @@ func TestSleepAllocatesNothing(t *testing.T) {
 // that each Sleep arms the timer the one before received from: every Sleep
 // must still last its whole d, by the manual clock, and no longer.
 func TestSleepReusedTimerNotEarly(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	durations := []stdtime.Duration{3 * stdtime.Millisecond, stdtime.Millisecond, 2 * stdtime.Second, 5 * stdtime.Millisecond}
 	woke := make(chan stdtime.Duration)
 	go func() {
