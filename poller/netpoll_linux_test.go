@@ -24,18 +24,7 @@ func childRuntimeTimerAfterNew() {
 	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &orig); err != nil {
 		panic(err)
 	}
-	before := openFDs(4096)
-	limit, free := 0, 0
-	for ; free < 3 || before[limit]; limit++ {
-		if !before[limit] {
-			free++
-		}
-	}
-	lim := orig
-	lim.Cur = uint64(limit)
-	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
-		panic(err)
-	}
+	limitFree(orig, openFDs(4096), 3)
 	p := New(clock.System)
 	time.Sleep(time.Millisecond) // the runtime's first timer
 	if err := p.Wait(clock.Mono() + int64(100*time.Microsecond)); err != nil {
