@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stashgo/stash/internal/measure"
 	"github.com/stashgo/stash/stashcontext"
 )
 
@@ -33,7 +34,7 @@ func contextRows(r *runner) {
 		var ns, bytes [2][2][]float64 // [done][impl]
 		for round := range r.cfg.rounds {
 			for _, im := range pair(round) {
-				r.prog.running(im.name, "live="+count(n))
+				r.prog.running(im.name, "live="+measure.Count(n))
 				wt := withTimeout(im)
 				cancels := startLiveContexts(wt, n, uint64(round))
 				k := implIndex(im)
@@ -63,7 +64,7 @@ func contextRows(r *runner) {
 				r.prog.step()
 			}
 		}
-		wl := fmt.Sprintf("withtimeout-cancel live=%s", count(n))
+		wl := fmt.Sprintf("withtimeout-cancel live=%s", measure.Count(n))
 		for done, suffix := range []string{"", ", Done"} {
 			rw := row{workload: wl, metric: "ns/op" + suffix, unit: unitNs,
 				time: median(ns[done][0]), stash: median(ns[done][1])}

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/stashgo/stash/internal/measure"
 )
 
 // The load workloads are what a server swapping the import runs: timers
@@ -240,13 +240,13 @@ func runSleeper(im *impl, d, phase time.Duration, stop *atomic.Bool, wg *sync.Wa
 	hand(buf)
 }
 
-// processCPU returns the user and system CPU time the process has used.
+// processCPU is measure.ProcessCPU; bench cannot go on without it.
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(fmt.Sprint("getrusage: ", err))
+	c, err := measure.ProcessCPU()
+	if err != nil {
+		panic(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return c
 }
 
 // ticker is what runTicker needs of a *time.Ticker or a *stashtime.Ticker.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stashgo/stash/internal/measure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -127,7 +128,7 @@ func nsVsLive(file string, res *results) error {
 				xys = append(xys, plotter.XY{X: float64(max(pt.live, 1)), Y: pt.ns})
 				if !seen[pt.live] {
 					seen[pt.live] = true
-					ticks = append(ticks, plot.Tick{Value: float64(max(pt.live, 1)), Label: count(pt.live)})
+					ticks = append(ticks, plot.Tick{Value: float64(max(pt.live, 1)), Label: measure.Count(pt.live)})
 				}
 			}
 			if len(xys) > 0 {

@@ -56,11 +56,3 @@ func TestShortDur(t *testing.T) {
 		}
 	}
 }
-
-func TestCount(t *testing.T) {
-	for n, want := range map[int]string{0: "0", 1000: "1k", 10_000: "10k", 100_000: "100k", 1_000_000: "1M", 1500: "1500"} {
-		if got := count(n); got != want {
-			t.Errorf("count(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

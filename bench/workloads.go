@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stashgo/stash/internal/measure"
 )
 
 // Live timers are pre-started timers that never fire during a run: AfterFunc
@@ -135,7 +137,7 @@ func (r *runner) opsRows(name string, mk func(*impl) func(*testing.B)) {
 		var ns, allocs [2][]float64
 		for round := range r.cfg.rounds {
 			for _, im := range pair(round) {
-				r.prog.running(im.name, "live="+count(n))
+				r.prog.running(im.name, "live="+measure.Count(n))
 				live := startLive(im, n, uint64(round))
 				x, a := bench(mk(im))
 				stopAll(live)
@@ -145,7 +147,7 @@ func (r *runner) opsRows(name string, mk func(*impl) func(*testing.B)) {
 				r.prog.step()
 			}
 		}
-		wl := fmt.Sprintf("%s live=%s", name, count(n))
+		wl := fmt.Sprintf("%s live=%s", name, measure.Count(n))
 		t, s := median(ns[0]), median(ns[1])
 		r.res.add(row{workload: wl, metric: "ns/op", unit: unitNs, time: t, stash: s})
 		r.res.addPoint(name, implTime.name, point{n, t})
@@ -169,7 +171,7 @@ func implIndex(im *impl) int {
 // once, with cfg.resetLive other live timers.
 func resetLater(r *runner) {
 	n := r.cfg.resetLive
-	wl := fmt.Sprintf("reset-later live=%s", count(n))
+	wl := fmt.Sprintf("reset-later live=%s", measure.Count(n))
 	serial := func(im *impl) func(*testing.B) {
 		return func(b *testing.B) {
 			t := im.afterFunc(time.Hour, noop)
@@ -234,7 +236,7 @@ func memory(r *runner) {
 			}
 		}
 		r.res.add(row{
-			workload: fmt.Sprintf("memory %s N=%s", kind, count(n)),
+			workload: fmt.Sprintf("memory %s N=%s", kind, measure.Count(n)),
 			metric:   fmt.Sprintf("B/timer, d in [%s,%s)", shortDur(liveMin), shortDur(liveMin+liveSpan)),
 			unit:     unitBytes, time: median(b[0]), stash: median(b[1]),
 		})
@@ -250,7 +252,7 @@ func memory(r *runner) {
 		}
 	}
 	r.res.add(row{
-		workload: fmt.Sprintf("memory stopped N=%s", count(n)),
+		workload: fmt.Sprintf("memory stopped N=%s", measure.Count(n)),
 		metric:   fmt.Sprintf("B retained/timer, d in [%s,%s)", shortDur(liveMin), shortDur(liveMin+liveSpan)),
 		unit:     unitBytes, time: median(b[0]), stash: median(b[1]),
 	})
@@ -314,7 +316,7 @@ func drain(r *runner) {
 	var errs []string
 	for round := range r.cfg.drainRounds {
 		for _, im := range pair(round) {
-			r.prog.running(im.name, count(n)+" due")
+			r.prog.running(im.name, measure.Count(n)+" due")
 			b, err := sameInstant(im, n)
 			if err != nil {
 				errs = append(errs, im.name+": "+err.Error())
@@ -324,7 +326,7 @@ func drain(r *runner) {
 			r.prog.step()
 		}
 	}
-	r.res.add(row{workload: "drain " + count(n), metric: "deadline to last callback", unit: unitNs,
+	r.res.add(row{workload: "drain " + measure.Count(n), metric: "deadline to last callback", unit: unitNs,
 		time: median(last[0]), stash: median(last[1]), note: joinErrs(errs)})
 }
 
@@ -336,7 +338,7 @@ func burst(r *runner) {
 	var errs []string
 	for round := range r.cfg.burstRounds {
 		for _, im := range pair(round) {
-			r.prog.running(im.name, count(n)+" due")
+			r.prog.running(im.name, measure.Count(n)+" due")
 			b, err := sameInstant(im, n)
 			if err != nil {
 				errs = append(errs, im.name+": "+err.Error())
@@ -348,7 +350,7 @@ func burst(r *runner) {
 			r.prog.step()
 		}
 	}
-	wl := "burst " + count(n)
+	wl := "burst " + measure.Count(n)
 	r.res.add(row{workload: wl, metric: "first callback late", unit: unitNs,
 		time: median(first[0]), stash: median(first[1]), note: joinErrs(errs)})
 	r.res.add(row{workload: wl, metric: "last callback late", unit: unitNs,
@@ -491,17 +493,6 @@ func lateOnce(im *impl, d time.Duration, abort <-chan struct{}) (late time.Durat
 		t.Stop()
 		return 0, false
 	}
-}
-
-// count formats a timer count: 0, 1k, 10k, 1M.
-func count(n int) string {
-	switch {
-	case n >= 1_000_000 && n%1_000_000 == 0:
-		return fmt.Sprintf("%dM", n/1_000_000)
-	case n >= 1000 && n%1000 == 0:
-		return fmt.Sprintf("%dk", n/1000)
-	}
-	return fmt.Sprint(n)
 }
 
 // shortDur formats d without trailing zero units: 1h, not 1h0m0s.

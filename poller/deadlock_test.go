@@ -11,7 +11,7 @@ import (
 
 func init() {
 	for _, im := range impls() {
-		children["deadlock-"+im.name] = func() { childDeadlock(im) }
+		children.Scenarios["deadlock-"+im.name] = func() { childDeadlock(im) }
 	}
 }
 
@@ -42,9 +42,9 @@ func TestDeadlockDetected(t *testing.T) {
 	}
 	for _, im := range impls() {
 		t.Run(im.name, func(t *testing.T) {
-			out, err := runChild(t, "deadlock-"+im.name)
-			if err == nil || !strings.Contains(out, "all goroutines are asleep") {
-				t.Fatalf("want a deadlock report, got err=%v, output:\n%s", err, out)
+			r := children.Run(t, "deadlock-"+im.name, childLimit)
+			if r.Code == 0 || !strings.Contains(r.Stderr, "all goroutines are asleep") {
+				t.Fatalf("want a deadlock report, got exit %d (timed out: %v), output:\n%s%s", r.Code, r.TimedOut, r.Stdout, r.Stderr)
 			}
 		})
 	}

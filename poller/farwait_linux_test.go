@@ -1,9 +1,10 @@
 package poller
 
 import (
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stashgo/stash/internal/measure"
 )
 
 // TestFarDeadlineSleeps: a deadline beyond what a 32-bit time_t holds (on
@@ -16,8 +17,10 @@ func TestFarDeadlineSleeps(t *testing.T) {
 		if err != nil {
 			t.Skip("no epoll:", err)
 		}
-		var before, after syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+		before, err := measure.ProcessCPU()
+		if err != nil {
+			t.Fatal(err)
+		}
 		done := make(chan error, 1)
 		go func() { done <- p.Wait(deadline) }()
 		time.Sleep(200 * time.Millisecond)
@@ -25,8 +28,11 @@ func TestFarDeadlineSleeps(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatalf("Wait(%d): %v", deadline, err)
 		}
-		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-		cpu := time.Duration(after.Utime.Nano()+after.Stime.Nano()-before.Utime.Nano()-before.Stime.Nano()) * time.Nanosecond
+		after, err := measure.ProcessCPU()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cpu := after - before
 		if cpu > 100*time.Millisecond {
 			t.Errorf("Wait(%d) used %v of CPU in 200 ms: it spins", deadline, cpu)
 		}

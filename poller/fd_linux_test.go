@@ -72,6 +72,23 @@ func TestCloseReleasesFDs(t *testing.T) {
 	}
 }
 
+// limitFree lowers RLIMIT_NOFILE's soft limit from orig to leave exactly
+// k descriptor numbers free below it, given the open ones (openFDs). It
+// panics if it cannot: it runs in a child.
+func limitFree(orig unix.Rlimit, open map[int]bool, k int) {
+	limit, free := 0, 0
+	for ; free < k || open[limit]; limit++ {
+		if !open[limit] {
+			free++
+		}
+	}
+	lim := orig
+	lim.Cur = uint64(limit)
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		panic(err)
+	}
+}
+
 // openFDs lists open descriptors below max by probing them (no descriptor
 // is opened to find out, unlike reading /proc/self/fd).
 func openFDs(max int) map[int]bool {
@@ -85,7 +102,7 @@ func openFDs(max int) map[int]bool {
 }
 
 func init() {
-	children["emfile"] = childEMFILE
+	children.Scenarios["emfile"] = childEMFILE
 }
 
 // childEMFILE runs in a subprocess: it lowers RLIMIT_NOFILE so that only k
@@ -103,18 +120,7 @@ func childEMFILE() {
 	time.Sleep(time.Microsecond)
 	for k := 0; k <= 3; k++ {
 		before := openFDs(probe)
-		// The limit with exactly k free descriptor numbers below it.
-		limit, free := 0, 0
-		for ; free < k || before[limit]; limit++ {
-			if !before[limit] {
-				free++
-			}
-		}
-		lim := orig
-		lim.Cur = uint64(limit)
-		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
-			panic(err)
-		}
+		limitFree(orig, before, k)
 		ep, epollErr := NewEpoll()
 		if epollErr == nil {
 			if k < 3 {
@@ -144,9 +150,10 @@ func childEMFILE() {
 // New must fall back to the portable poller, say so in Kind, and leak
 // nothing from a half-built epoll poller.
 func TestFallbackOutOfDescriptors(t *testing.T) {
-	out, err := runChild(t, "emfile")
-	if err != nil {
-		t.Fatalf("child failed: %v\n%s", err, out)
+	r := children.Run(t, "emfile", childLimit)
+	out := r.Stdout
+	if r.Code != 0 {
+		t.Fatalf("child failed: exit %d (timed out: %v)\n%s%s", r.Code, r.TimedOut, out, r.Stderr)
 	}
 	t.Logf("child:\n%s", out)
 	for k, want := range []string{

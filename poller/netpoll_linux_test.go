@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	children["runtime-timer-after-new"] = childRuntimeTimerAfterNew
+	children.Scenarios["runtime-timer-after-new"] = childRuntimeTimerAfterNew
 }
 
 // childRuntimeTimerAfterNew runs in a subprocess that has set no runtime
@@ -24,18 +24,7 @@ func childRuntimeTimerAfterNew() {
 	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &orig); err != nil {
 		panic(err)
 	}
-	before := openFDs(4096)
-	limit, free := 0, 0
-	for ; free < 3 || before[limit]; limit++ {
-		if !before[limit] {
-			free++
-		}
-	}
-	lim := orig
-	lim.Cur = uint64(limit)
-	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
-		panic(err)
-	}
+	limitFree(orig, openFDs(4096), 3)
 	p := New(clock.System)
 	time.Sleep(time.Millisecond) // the runtime's first timer
 	if err := p.Wait(clock.Mono() + int64(100*time.Microsecond)); err != nil {
@@ -51,8 +40,8 @@ func childRuntimeTimerAfterNew() {
 // netpollinit at its first timer (as it would had New taken the last
 // three).
 func TestRuntimeNetpollerFirst(t *testing.T) {
-	out, err := runChild(t, "runtime-timer-after-new")
-	if err != nil || !strings.Contains(out, "kind="+KindPortable+" survived") {
-		t.Fatalf("child: %v\n%s", err, out)
+	r := children.Run(t, "runtime-timer-after-new", childLimit)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "kind="+KindPortable+" survived") {
+		t.Fatalf("child: exit %d (timed out: %v)\n%s%s", r.Code, r.TimedOut, r.Stdout, r.Stderr)
 	}
 }

@@ -1,8 +1,8 @@
 package stashtime
 
 // What abandoned channel timers leave behind, measured beside package
-// time's in a child process (the test binary re-executed with
-// STASHTIME_ABANDON_HELPER set), where nothing else allocates or frees:
+// time's in a child process (see internal/childproc), where nothing else
+// allocates or frees:
 //
 //   - 10,000 abandoned After, Tick, NewTimer or NewTicker of an hour: the
 //     allocations in use (Mallocs-Frees) after three collections. time's
@@ -16,20 +16,31 @@ package stashtime
 //     run a million times: the heap it leaves after four collections.
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stashgo/stash/internal/childproc"
 )
 
-const abandonEnv = "STASHTIME_ABANDON_HELPER"
+// abandonChildren runs the measurements, one child each; the scenario
+// "report" reads its spec (impl/mode/kind, or impl/hot/iterations) from
+// abandonSpecEnv.
+var abandonChildren = &childproc.Set{
+	Env:  "STASHTIME_ABANDON_CHILD",
+	Test: "TestAbandonChild",
+}
+
+const abandonSpecEnv = "STASHTIME_ABANDON_SPEC"
+
+func init() {
+	abandonChildren.Scenarios = map[string]func(){"report": abandonChild}
+}
 
 // An abandonReport is what a child measured: allocations in use per
 // abandoned timer after each collection (collect), or heap bytes retained
@@ -43,38 +54,34 @@ type abandonReport struct {
 // impl/hot/iterations) and returns its report.
 func runAbandonChild(t *testing.T, spec string) abandonReport {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestAbandonHelperProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), abandonEnv+"="+spec)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if err != nil {
-		t.Fatalf("child %s: %v; stderr:\n%s\nstdout:\n%s", spec, err, errb.String(), out.String())
+	r := abandonChildren.Run(t, "report", 2*time.Minute, abandonSpecEnv+"="+spec)
+	if r.Code != 0 {
+		t.Fatalf("child %s: exit %d (timed out: %v); stderr:\n%s\nstdout:\n%s", spec, r.Code, r.TimedOut, r.Stderr, r.Stdout)
 	}
-	for line := range strings.Lines(out.String()) {
+	for line := range strings.Lines(r.Stdout) {
 		if rest, ok := strings.CutPrefix(line, "REPORT "); ok {
-			var r abandonReport
-			if err := json.Unmarshal([]byte(rest), &r); err != nil {
+			var rep abandonReport
+			if err := json.Unmarshal([]byte(rest), &rep); err != nil {
 				t.Fatalf("child %s: %v", spec, err)
 			}
-			return r
+			return rep
 		}
 	}
-	t.Fatalf("child %s reported nothing; stdout:\n%s", spec, out.String())
+	t.Fatalf("child %s reported nothing; stdout:\n%s", spec, r.Stdout)
 	return abandonReport{}
 }
 
-// TestAbandonHelperProcess is the child's body; it is skipped in the parent.
-func TestAbandonHelperProcess(t *testing.T) {
-	spec := os.Getenv(abandonEnv)
-	if spec == "" {
-		t.Skip("runs only as a child of the abandon tests")
-	}
+// TestAbandonChild is the child's body; it is skipped in the parent.
+func TestAbandonChild(t *testing.T) { abandonChildren.Serve(t) }
+
+// abandonChild measures what the spec in abandonSpecEnv names and prints
+// its report.
+func abandonChild() {
+	t := abandonChildren.T
+	spec := os.Getenv(abandonSpecEnv)
 	f := strings.Split(spec, "/")
 	if len(f) != 3 {
-		t.Fatalf("%s=%q: want impl/mode/arg", abandonEnv, spec)
+		t.Fatalf("%s=%q: want impl/mode/arg", abandonSpecEnv, spec)
 	}
 	var r abandonReport
 	if f[1] == "hot" {
@@ -124,16 +131,6 @@ func abandonMaker(stash bool, kind string) func() {
 		return func() { abandonSink = time.NewTicker(d) }
 	}
 	panic("unknown kind " + kind)
-}
-
-// waitUntil polls cond for at most 10 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("not %s after 10 s", what)
-		}
-	}
 }
 
 // collectAbandoned abandons 10,000 timers of kind and returns the
@@ -240,7 +237,7 @@ func hotAfterLoop(stash bool, n int) float64 {
 // runtime.GC calls. The back-to-back figures of both are logged.
 func TestAbandonedFreedByCollections(t *testing.T) {
 	skipIfChecked(t)
-	if testing.Short() || fidelityRace {
+	if testing.Short() || raceEnabled {
 		t.Skip("measures allocations of 10,000 timers in child processes")
 	}
 	for _, kind := range []string{"After", "Tick", "NewTimer", "NewTicker"} {
@@ -267,7 +264,7 @@ func TestAbandonedFreedByCollections(t *testing.T) {
 // per abandoned timer after four collections (package time's: none).
 func TestAbandonedAfterHotLoopFlat(t *testing.T) {
 	skipIfChecked(t)
-	if testing.Short() || fidelityRace {
+	if testing.Short() || raceEnabled {
 		t.Skip("runs a million timers in child processes")
 	}
 	const n = 1_000_000

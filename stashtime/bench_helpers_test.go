@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"testing"
 	"time"
@@ -94,39 +93,12 @@ var benchDurs = func() *[benchDurN]time.Duration {
 	return &t
 }()
 
-// benchRace reports whether the test binary was built with -race. The race
-// detector allows at most 8128 live goroutines, which a drain of many
-// AfterFuncs exceeds, and makes large setups slow.
-var benchRace = func() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
-}()
-
 // benchSkipHuge skips cases whose setup is too heavy for -short or -race
 // (1M live timers).
 func benchSkipHuge(b *testing.B, n int) {
-	if n >= 1_000_000 && (testing.Short() || benchRace) {
+	if n >= 1_000_000 && (testing.Short() || stashtime.RaceEnabled) {
 		b.Skip("1M-timer setup skipped with -short or -race")
 	}
-}
-
-// benchCount formats a count as in the benchmark names: 0, 10k, 1M.
-func benchCount(n int) string {
-	switch {
-	case n >= 1_000_000 && n%1_000_000 == 0:
-		return fmt.Sprintf("%dM", n/1_000_000)
-	case n >= 1000 && n%1000 == 0:
-		return fmt.Sprintf("%dk", n/1000)
-	}
-	return fmt.Sprint(n)
 }
 
 // benchDur formats a duration for a benchmark name in ASCII (us, not µs).

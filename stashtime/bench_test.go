@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stashgo/stash/internal/measure"
 	"github.com/stashgo/stash/stashtime"
 )
 
@@ -30,7 +31,7 @@ var benchLiveCounts = []int{0, 10_000, 1_000_000}
 // duration from benchDurs ([1s, 2s)) and stop it at once.
 func benchStartStop(b *testing.B, kind string) {
 	for _, n := range benchLiveCounts {
-		b.Run("live="+benchCount(n), func(b *testing.B) {
+		b.Run("live="+measure.Count(n), func(b *testing.B) {
 			benchSkipHuge(b, n)
 			benchEachImpl(b, func(b *testing.B, im *benchImpl) {
 				benchEnsureLive(b, im, n)
@@ -70,7 +71,7 @@ func BenchmarkNewTimerStop(b *testing.B) {
 func BenchmarkAfterFuncStopParallel(b *testing.B) {
 	defer benchReleaseLive()
 	for _, n := range []int{0, 1_000_000} {
-		b.Run("live="+benchCount(n), func(b *testing.B) {
+		b.Run("live="+measure.Count(n), func(b *testing.B) {
 			benchSkipHuge(b, n)
 			benchEachImpl(b, func(b *testing.B, im *benchImpl) {
 				benchEnsureLive(b, im, n)
@@ -314,13 +315,13 @@ func BenchmarkDrain(b *testing.B) {
 	benchReleaseLive()
 	n := 1_000_000
 	switch {
-	case benchRace:
+	case stashtime.RaceEnabled:
 		n = 2000
 	case testing.Short():
 		n = 100_000
 	}
 	for _, spread := range []time.Duration{0, 100 * time.Millisecond} {
-		b.Run(fmt.Sprintf("n=%s/spread=%s", benchCount(n), benchDur(spread)), func(b *testing.B) {
+		b.Run(fmt.Sprintf("n=%s/spread=%s", measure.Count(n), benchDur(spread)), func(b *testing.B) {
 			benchEachImpl(b, func(b *testing.B, im *benchImpl) {
 				var drain, sched time.Duration
 				for i := 0; i < b.N; i++ {

@@ -17,7 +17,7 @@ import (
 // func), Stop and Reset of its own timer return at once, and a Reset that
 // returned false runs f again while the first run is still blocked.
 func TestConformanceAfterFuncOwnGoroutine(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	release := make(chan struct{})
 	entered := make(chan int, 4)
 	var n atomic.Int32
@@ -69,7 +69,7 @@ func TestConformanceAfterFuncOwnGoroutine(t *testing.T) {
 // f does not run on the wheel's driver, nor one at a time: a hundred due
 // callbacks that all block until released all get started.
 func TestConformanceAfterFuncManyBlocked(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	const n = 100
 	release := make(chan struct{})
 	started := make(chan struct{}, n)
@@ -89,7 +89,7 @@ func TestConformanceAfterFuncManyBlocked(t *testing.T) {
 // Stop and Reset from inside f, on f's own timer: they return false (the
 // timer has fired) and do not deadlock; the Reset arms it again.
 func TestConformanceAfterFuncStopResetInsideF(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	type result struct{ stop, reset, stop2, reset2 bool }
 	results := make(chan result, 4)
 	var tm *stashtime.Timer
@@ -137,7 +137,7 @@ func TestConformanceAfterFuncStopResetInsideF(t *testing.T) {
 // Reset from inside f, making a self-rearming timer: it runs once per
 // deadline, on time, and stops when f stops re-arming.
 func TestConformanceAfterFuncSelfRearm(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	const period = 3 * stdtime.Millisecond
 	seen := make(chan stdtime.Duration, 16)
 	var tm *stashtime.Timer
@@ -188,7 +188,7 @@ func TestConformanceAfterFuncSelfRearm(t *testing.T) {
 // would panic only if it fired (on its own goroutine), which is not tested
 // in-process.
 func TestConformanceAfterFuncNil(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	tm := m.AfterFunc(stdtime.Millisecond, nil)
 	if tm.C != nil {
 		t.Fatal("AfterFunc timer has a non-nil C")

@@ -16,7 +16,7 @@ import (
 // A timer fires exactly at its deadline on the wheel's clock: not one
 // nanosecond before, and as soon as the clock reaches it.
 func TestConformanceNeverEarly(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	ds := []stdtime.Duration{
 		1, 2, 999, stdtime.Microsecond, bucketNs - 1, bucketNs, bucketNs + 1,
 		3*bucketNs + 17, 10 * stdtime.Millisecond, stdtime.Second, stdtime.Hour,
@@ -40,7 +40,7 @@ func TestConformanceNeverEarly(t *testing.T) {
 // receive: a receiver that reads late, or a wheel that fires late, still
 // sees the scheduled instant.
 func TestConformanceValueIsDeadline(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	a := m.NewTimer(3 * stdtime.Millisecond)
 	b := m.NewTimer(stdtime.Hour)
 	c := m.After(90 * stdtime.Second)
@@ -155,7 +155,7 @@ func TestConformanceDeadlineOrder(t *testing.T) {
 		for _, batch := range []int{0, 1, 3} {
 			t.Run(fmt.Sprintf("%s/MaxBatch=%d", name, batch), func(t *testing.T) {
 				r := testRand(t)
-				m := newManualWheel(t, stashtime.Options{MaxBatch: batch})
+				m := newTestWheel(t, stashtime.Options{MaxBatch: batch})
 				m.advance(stdtime.Duration(r.Int64N(int64(bucketNs))))
 				const n = 40
 				p := &orderProbe{m: m, ds: make([]stdtime.Duration, n), isFunc: make([]bool, n)}
@@ -187,7 +187,7 @@ func TestConformanceDeadlineOrder(t *testing.T) {
 func TestConformanceDeadlineOrderNearHeap(t *testing.T) {
 	for _, batch := range []int{0, 1, 4} {
 		t.Run(fmt.Sprintf("MaxBatch=%d", batch), func(t *testing.T) {
-			m := newManualWheel(t, stashtime.Options{MaxBatch: batch})
+			m := newTestWheel(t, stashtime.Options{MaxBatch: batch})
 			// The clock stops half-way through the first bucket, where the
 			// driver sees the early timers and parks them in its near heap.
 			ds := []stdtime.Duration{600 * stdtime.Microsecond, 700 * stdtime.Microsecond, 800 * stdtime.Microsecond}
@@ -219,7 +219,7 @@ func TestConformanceDeadlineOrderNearHeap(t *testing.T) {
 // NewTimer (or Reset) returns, and it is the instant of the call; AfterFunc
 // fires without the clock moving.
 func TestConformanceNonPositiveDuration(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	m.advance(stdtime.Duration(7*bucketNs + 3))
 	now := at(m.elapsed())
 	for _, d := range []stdtime.Duration{0, -1, -stdtime.Hour, math.MinInt64} {
@@ -284,7 +284,7 @@ func TestConformanceNonPositiveDurationReal(t *testing.T) {
 // A deadline past the end of int64 clamps to math.MaxInt64: it never fires,
 // it does not wrap around into the past, and it disturbs no other timer.
 func TestConformanceOverflowClamps(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	m.advance(3*stdtime.Hour + 5)
 	never := []*stashtime.Timer{
 		m.NewTimer(math.MaxInt64),

@@ -58,9 +58,11 @@ type manualWheel struct {
 	t   testing.TB
 }
 
-// newManualWheel starts a wheel on a fresh ManualClock reading 0 (= epoch),
+// newTestWheel starts a wheel on a fresh ManualClock reading 0 (= epoch),
 // checks for goroutine leaks, and closes the wheel at the end of the test.
-func newManualWheel(t testing.TB, opts stashtime.Options) *manualWheel {
+// (Package stashtime's own tests use newManualWheel in helpers_test.go,
+// which returns the Wheel and its clock bare and checks no leaks.)
+func newTestWheel(t testing.TB, opts stashtime.Options) *manualWheel {
 	t.Helper()
 	checkLeaks(t)
 	clk := stashtime.NewManualClock(epoch)
@@ -198,7 +200,7 @@ func testRand(t testing.TB) *rand.Rand {
 
 // heavy scales an iteration count down under the race detector and -short.
 func heavy(n int) int {
-	if raceEnabled {
+	if stashtime.RaceEnabled {
 		n /= 4
 	}
 	if testing.Short() {

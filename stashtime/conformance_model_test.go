@@ -120,7 +120,7 @@ func TestConformanceModel(t *testing.T) {
 }
 
 func runModel(t *testing.T, cfg modelConfig, r *rand.Rand) {
-	m := newManualWheel(t, cfg.opts)
+	m := newTestWheel(t, cfg.opts)
 	runs := make(chan funcRun, 1<<16)
 	var timers []*modelTimer
 	now := func() stdtime.Duration { return m.elapsed() }

@@ -79,7 +79,7 @@ func TestConformanceSleepForever(t *testing.T) {
 // Wheel.Sleep on a manual clock: it returns exactly when the clock reaches
 // the deadline, not a nanosecond before.
 func TestConformanceSleepManual(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	const d = 5 * stdtime.Millisecond
 	woke := make(chan stdtime.Duration)
 	go func() {

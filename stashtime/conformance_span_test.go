@@ -22,7 +22,7 @@ func TestConformanceLongDurations(t *testing.T) {
 	for _, batch := range []int{0, 2} {
 		t.Run(fmt.Sprintf("MaxBatch=%d", batch), func(t *testing.T) {
 			r := testRand(t)
-			m := newManualWheel(t, stashtime.Options{Levels: tinyLevels(), MaxBatch: batch})
+			m := newTestWheel(t, stashtime.Options{Levels: tinyLevels(), MaxBatch: batch})
 			m.advance(stdtime.Duration(r.Int64N(int64(tinySpan))))
 			start := m.elapsed()
 			type tmr struct {
@@ -79,7 +79,7 @@ func TestConformanceLongDurations(t *testing.T) {
 // revolutions, and AfterFuncs the same.
 func TestConformanceLongDurationResets(t *testing.T) {
 	r := testRand(t)
-	m := newManualWheel(t, stashtime.Options{Levels: tinyLevels()})
+	m := newTestWheel(t, stashtime.Options{Levels: tinyLevels()})
 	const n = 40
 	type tmr struct {
 		tm   *stashtime.Timer
@@ -169,7 +169,7 @@ func TestConformanceLongDurationResets(t *testing.T) {
 func TestConformanceFarTimerFiresBySync(t *testing.T) {
 	r := testRand(t)
 	for round := range heavy(80) {
-		m := newManualWheel(t, stashtime.Options{Levels: tinyLevels()})
+		m := newTestWheel(t, stashtime.Options{Levels: tinyLevels()})
 		p := tinySpan + stdtime.Duration(r.Int64N(int64(2*tinySpan)))
 		tk := m.NewTicker(p)
 		tm := m.NewTimer(p)

@@ -28,7 +28,7 @@ var (
 // the library, which neither reads, drains nor closes what the user put
 // there; AfterFunc timers have a nil C.
 func TestConformanceCIsUsers(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	tm := m.NewTimer(stdtime.Millisecond)
 	orig := tm.C
 	mine := make(chan stdtime.Time, 1)
@@ -77,7 +77,7 @@ func TestConformanceCIsUsers(t *testing.T) {
 // Rule 9 (approx): the channel has capacity 1; len(C) is 0 until the timer
 // fires.
 func TestConformanceChanCapacity(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	tm := m.NewTimer(stdtime.Second)
 	if cap(tm.C) != 1 || len(tm.C) != 0 {
 		t.Fatalf("pending timer: cap %d len %d, want 1 0", cap(tm.C), len(tm.C))
@@ -120,7 +120,7 @@ func TestConformanceZeroTimerPanics(t *testing.T) {
 // runtime.Error), and leaves nothing locked: timers work afterwards, on the
 // same goroutine and on others.
 func TestConformanceNilTimerPanics(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	var tm *stashtime.Timer
 	for name, f := range map[string]func(){
 		"Stop":  func() { tm.Stop() },

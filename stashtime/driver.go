@@ -11,12 +11,10 @@ import (
 	"github.com/stashgo/stash/poller"
 )
 
-// A driver is the wheel's single consumer. It runs on one goroutine locked
-// to its OS thread and owns the store's read side and the near heap.
-//
-// The driver holds the consumer role (see consumer.go) while it works, and
-// a goroutine that finds timers due while it does not may run a pass
-// instead.
+// A driver is the wheel's consumer side: the store's read side, the near
+// heap and what the walk remembers from pass to pass. Only the holder of
+// the consumer role changes it: the driver's goroutine, locked to its OS
+// thread, or a goroutine helping it for one pass (see consumer.go).
 //
 // Each pass walks every bucket that starts before now plus the lookahead
 // (see precision.go) and examines each holder met: a stale or stopped one
@@ -28,7 +26,7 @@ import (
 // the last pass it cleans what the walk passed, compacts the slots that
 // Stop and Reset emptied (see compaction), finds the next deadline,
 // publishes it, checks again, and sleeps. The files beside this one hold
-// the rest of the driver: fire.go fires a timer, nextwake.go finds when to
+// the rest of the driver: fire.go fires a timer, wakeup.go finds when to
 // wake, compact.go cleans and compacts, syncs.go answers Wheel.Sync.
 //
 // A bucket whose backlog would take long to walk is pre-walked: from shortly

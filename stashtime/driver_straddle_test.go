@@ -57,7 +57,7 @@ func TestPrewalkStraddle(t *testing.T) {
 	w.Sync()
 	w0 := w.Stats().Walks
 	clk.Set(base - 3*b/4) // the pre-walk window: wait for its passes
-	waitFor(t, func() bool { return w.Stats().Walks >= w0+n/maxBatch })
+	waitUntil(t, "walked", func() bool { return w.Stats().Walks >= w0+n/maxBatch })
 	w.Sync()
 	now = clk.Now()
 	// Filed after the pre-walk into the bucket's leaf: due between

@@ -6,3 +6,6 @@ var TickerIdleAfter = idleAfter
 
 // WakeCheck is wakeCheck: whether the wake-up checker is built in.
 const WakeCheck = wakeCheck
+
+// RaceEnabled is raceEnabled, for the external tests.
+const RaceEnabled = raceEnabled

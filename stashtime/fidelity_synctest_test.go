@@ -11,7 +11,6 @@ package stashtime
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -184,15 +183,13 @@ func TestFidelitySynctestRenamedBinary(t *testing.T) {
 	}
 	for _, name := range []string{"synctest-bubble", "synctest-first-use-in-init"} {
 		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command(renamed, "-test.run=^"+children.Test+"$", "-test.timeout=60s", "-test.v")
-			cmd.Env = append(os.Environ(), children.Env+"="+name)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				s := string(out)
+			r := children.RunBinary(t, renamed, name, time.Minute)
+			if r.Code != 0 {
+				s := r.Stdout + r.Stderr
 				if i := strings.Index(s, "goroutine "); i > 0 && len(s) > i+2000 {
 					s = s[:i+2000]
 				}
-				t.Fatalf("child failed: %v\n%s", err, s)
+				t.Fatalf("child failed: exit %d (timed out: %v)\n%s", r.Code, r.TimedOut, s)
 			}
 		})
 	}

@@ -2,9 +2,8 @@ package stashtime
 
 import "math"
 
-// nearItem is a holder in the driver's near heap: an entry whose deadline
-// lies in a bucket the walk has already consumed, examined at key, and to
-// be fired by latest (see Wheel.slack).
+// nearItem is a holder in the driver's near heap: an entry examined at key
+// (its deadline), and to be fired by latest (see Wheel.slack).
 type nearItem struct {
 	key    int64
 	latest int64 // >= key
@@ -12,8 +11,11 @@ type nearItem struct {
 }
 
 // nearHeap is a binary min-heap of nearItems by key, owned by the
-// consumer. It only ever holds timers due by the end of the bucket the walk
-// has reached: a lookahead past now, or the bucket being pre-walked.
+// consumer (see consumer.go). It holds the timers due by the end of the
+// bucket the walk has reached (a lookahead past now, or the bucket being
+// pre-walked), and tickers re-filed at a firing whose next tick is within
+// max(lookahead, tickerNear) of it, about 134 ms, which may lie beyond the
+// walk's end (see the ticker case of driver.fire in fire.go).
 type nearHeap []nearItem
 
 // wake returns when the driver must wake for the items: the earliest

@@ -272,7 +272,7 @@ func TestIntakeTwoListings(t *testing.T) {
 	}
 	clk.Set(start + int64(3*time.Hour))
 	w.Sync()
-	waitFor(t, func() bool { return fired.Load() == 1 })
+	waitUntil(t, "fired", func() bool { return fired.Load() == 1 })
 	if tm.Stop() {
 		t.Fatal("Stop after the firing returned true")
 	}
@@ -302,33 +302,13 @@ func TestIntakeRelistFloorAndClosed(t *testing.T) {
 	}
 }
 
-// waitFor waits, for at most 10 s, until cond holds: for callbacks, which
-// run on goroutines of their own.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("not within 10 s")
-		}
-	}
-}
-
-// lockedStart is start without listNew: its locked path, for every timer.
-func (w *Wheel) lockedStart(e *entry, now, when int64) {
-	e.pending = true
-	e.setWhen(when)
-	p := procID()
-	w.starts.addOn(p, 1)
-	e.mu.Lock()
-	w.place(e, now, p)
-	e.weakenLater(now)
-	e.mu.Unlock()
-	w.notify(e, now, when)
-}
-
-// A new timer listed without its lock (listNew) ends in the state the
-// locked path gives it, for func and channel timers on both sides of
-// intakeAhead and weakBeyond.
+// A new timer started (listed without its lock by listNew, from
+// intakeAhead on) ends in the state the locked path (place, weakenLater)
+// gives a timer: listed to be filed from intakeAhead on, in the store
+// before, and a channel from weakBeyond on weakened once filed
+// (gripToFile). Func and channel timers on both sides of intakeAhead and
+// weakBeyond. The states are written out, not computed by a copy of the
+// locked path.
 func TestListNewAsLocked(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // a sweep would weaken one of a pair
 	w, hp, clk := newHeldWheel(t)
@@ -353,28 +333,30 @@ func TestListNewAsLocked(t *testing.T) {
 	}
 	for _, kind := range []timerKind{kindFunc, kindChan} {
 		for _, d := range []time.Duration{intakeAhead - 1, intakeAhead, weakBeyond - 1, weakBeyond, time.Hour} {
-			mk := func() *entry {
-				e := &entry{w: w, kind: kind}
-				if kind == kindChan {
-					e.holdCh(make(chan Time, 1))
-				} else {
-					e.setFn(func() {})
-				}
-				return e
-			}
 			now := clk.Now()
-			a, b := mk(), mk()
-			w.start(a, now, deadline(now, d))
-			w.lockedStart(b, now, deadline(now, d))
-			sa, sb := stateOf(a), stateOf(b)
-			if d >= intakeAhead && sa.holder != intakeHolder {
-				t.Errorf("kind %v, d %v: holder %v, want intake", kind, d, sa.holder)
+			when := deadline(now, d)
+			e := &entry{w: w, kind: kind}
+			want := state{pending: true, dl: when}
+			if kind == kindChan {
+				e.holdCh(make(chan Time, 1))
+				want.grip = gripStrong
+				if d >= weakBeyond {
+					want.grip = gripToFile
+				}
+			} else {
+				e.setFn(func() {})
 			}
-			if sa != sb {
+			if d >= intakeAhead {
+				want.holder, want.qb, want.slotZero = intakeHolder, 1, true
+			} else {
+				want.holder, want.qb = storeHolder, w.bucketNum(w.bucketOf(when))
+			}
+			w.start(e, now, when)
+			if got := stateOf(e); got != want {
 				if sweptSince(&w.intake, mark) {
 					t.Skip("a sweep the test did not ask for ran, after a collection from before it")
 				}
-				t.Errorf("kind %d, d %v: listed without the lock %+v, with it %+v", kind, d, sa, sb)
+				t.Errorf("kind %v, d %v: started %+v, want %+v", kind, d, got, want)
 			}
 		}
 	}

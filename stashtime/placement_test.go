@@ -1,10 +1,13 @@
 package stashtime
 
 import (
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestFileKey checks the placement table's store rows: a timer nearer than
@@ -29,6 +32,37 @@ func TestFileKey(t *testing.T) {
 		if key%grain != 0 || g < grain || g >= 2*grain || grain*8 <= dist || grain*4 > dist {
 			t.Fatalf("distance %v: key %d ns before the deadline on a grain of %d ns", time.Duration(dist), g, grain)
 		}
+	}
+}
+
+// fileKey at the edges: the deadline itself below exactWithin (or in the
+// past), and from exactWithin on one to two grains before it, on a multiple
+// of the grain counted from zero, not from now.
+func TestFileKeyTable(t *testing.T) {
+	const g = int64(1) << 28 // the grain of distances in [2^30, 2^31)
+	for _, c := range []struct{ now, when, want int64 }{
+		{0, 0, 0},
+		{0, exactWithin - 1, exactWithin - 1},
+		{100, 50, 50}, // already due
+		{0, exactWithin, 3 * g},
+		{0, exactWithin + 1, 3 * g},
+		{0, 1<<31 - 1, 6 * g},
+		{0, 1 << 31, 6 * g}, // grain 2^29
+		{1000, 1000 + exactWithin, 3 * g},
+		{0, 1 << 40, 1<<40 - 1<<38}, // grain 2^38: a quarter of the distance
+	} {
+		assert.Equal(t, c.want, fileKey(c.now, c.when), "fileKey(%d, %d)", c.now, c.when)
+	}
+}
+
+// reachGrain is a power of two, a quarter of reach at a power of two, an
+// eighth just below the next one, and 1 for the smallest.
+func TestReachGrain(t *testing.T) {
+	for _, c := range []struct{ reach, want int64 }{
+		{0, 1}, {1, 1}, {7, 1}, {8, 2}, {15, 2}, {16, 4},
+		{1 << 40, 1 << 38}, {1<<41 - 1, 1 << 38}, {math.MaxInt64, 1 << 60},
+	} {
+		assert.Equal(t, c.want, reachGrain(c.reach), "reachGrain(%d)", c.reach)
 	}
 }
 

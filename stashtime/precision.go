@@ -14,14 +14,11 @@ import "math/bits"
 //	4 ms              131 µs
 //	8.4 ms or more    524 µs (the cap)
 //
-// The driver sleeps to the latest instant that still serves every timer in
-// its near heap (the earliest deadline plus slack among them), so timers
-// due within a window fire in one wake-up instead of one each, and a
-// producer wakes the driver only if its timer's own latest instant is
-// earlier than the one the driver sleeps to. A timer alone in its window
-// has nothing to wait for: the driver wakes at its deadline. Deadline order
-// holds among the timers one wake-up fires; across wake-ups, a timer may
-// fire before one due earlier only within the latter's slack.
+// The slack lets timers due within a window fire in one wake-up instead of
+// one each: when the driver wakes for them is the wake-up rule (wakeup.go)
+// and nearHeap.wake (heap.go). Deadline order holds among the timers one
+// wake-up fires; across wake-ups, a timer may fire before one due earlier
+// only within the latter's slack.
 //
 // A timer's slack is measured from when the driver takes it into the near
 // heap, not from its arming: the driver takes a timer in no later than a
@@ -33,9 +30,8 @@ import "math/bits"
 // DefaultSlack is the most a timer may fire after its deadline on a wheel
 // whose Options.Slack is 0: about 524 µs, the slack of a timer armed 8.4 ms
 // or more ahead. It is as late as the runtime's timers commonly fire under
-// load, and lets one wake-up of the driver fire the window's timers: a
-// thousand 10 ms tickers cost a third less CPU per tick than with a 131 µs
-// cap, where the driver woke every 230 µs.
+// load, and the wider a timer's window, the more timers due near it one
+// wake-up of the driver fires.
 const DefaultSlack = Duration(1 << 19)
 
 // maxSlack is the largest Options.Slack a wheel takes: about 1 ms. Its

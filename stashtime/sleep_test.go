@@ -12,7 +12,7 @@ import (
 // once the pool has a timer (the store's leaves, shared by all timers of a
 // bucket, are the rare exception that keeps the average below one).
 func TestSleepAllocatesNothing(t *testing.T) {
-	if raceEnabled {
+	if stashtime.RaceEnabled {
 		t.Skip("the race detector allocates on its own")
 	}
 	if stashtime.WakeCheck {
@@ -29,7 +29,7 @@ func TestSleepAllocatesNothing(t *testing.T) {
 // that each Sleep arms the timer the one before received from: every Sleep
 // must still last its whole d, by the manual clock, and no longer.
 func TestSleepReusedTimerNotEarly(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	durations := []stdtime.Duration{3 * stdtime.Millisecond, stdtime.Millisecond, 2 * stdtime.Second, 5 * stdtime.Millisecond}
 	woke := make(chan stdtime.Duration)
 	go func() {

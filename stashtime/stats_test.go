@@ -1,12 +1,35 @@
 package stashtime
 
 import (
+	"math"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// latencyBucket: exact buckets below 4 ns (negative lateness counts as 0),
+// then four per power of two (so buckets 4 to 7 stay empty), and bucketTop
+// is the largest value of each.
+func TestLatencyBucket(t *testing.T) {
+	for _, c := range []struct {
+		ns   int64
+		want int
+	}{
+		{-5, 0}, {0, 0}, {1, 1}, {3, 3},
+		{4, 8}, {5, 9}, {7, 11}, {8, 12}, {9, 12}, {10, 13},
+		{1023, 39}, {1024, 40}, {1 << 20, 80},
+		{math.MaxInt64, 62*4 + 3},
+	} {
+		assert.Equal(t, c.want, latencyBucket(c.ns), "latencyBucket(%d)", c.ns)
+	}
+	for b := 8; b < 62*4+3; b++ {
+		top := bucketTop(b)
+		assert.Equal(t, b, latencyBucket(top), "bucketTop(%d) = %d", b, top)
+		assert.Equal(t, b+1, latencyBucket(top+1), "bucketTop(%d)+1", b)
+	}
+}
 
 // TestHistogramBuckets: each recorded lateness lands in the bucket whose
 // bounds enclose it, the sum and count are exact, the bounds stop at the

@@ -251,7 +251,7 @@ func stressManual(t *testing.T, opts stashtime.Options, dur func(*rand.Rand) std
 	maxDur, wall stdtime.Duration, maxStepUs int64, during func(),
 ) {
 	r := testRand(t)
-	m := newManualWheel(t, opts)
+	m := newTestWheel(t, opts)
 	var runs atomic.Int64
 	s := &stressWorkload{
 		timers:  newStressTimers(8, r, dur, m.NewTimer, m.AfterFunc, &runs),
@@ -290,7 +290,7 @@ func stressManual(t *testing.T, opts stashtime.Options, dur func(*rand.Rand) std
 // received before its instant, and after the last Stop none comes.
 func TestStressTickers(t *testing.T) {
 	r := testRand(t)
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	tks := make([]*stashtime.Ticker, 6)
 	for i := range tks {
 		tks[i] = m.NewTicker(stdtime.Duration(1+r.Int64N(500)) * stdtime.Microsecond)
@@ -352,7 +352,7 @@ func TestStressTickers(t *testing.T) {
 // over: func timers due in 1 s, and channel timers due in 1.5 s (long
 // enough to be listed to be weakened, which opening requires).
 func TestStressResetLaterWhileFiring(t *testing.T) {
-	w := newManualWheel(t, stashtime.Options{})
+	w := newTestWheel(t, stashtime.Options{})
 	rounds := 2000
 	if testing.Short() {
 		rounds = 300

@@ -1,39 +1,12 @@
 package stashtime
 
 import (
-	"math"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// The span a backing-off ticker skips doubles from two periods, once
-// tickerIdle firings in a row have found a tick waiting, up to
-// tickerIdleMax; a period that long or longer is never skipped.
-func TestTickerIdleAfter(t *testing.T) {
-	const now, ms = int64(1 << 40), int64(time.Millisecond)
-	for _, c := range []struct {
-		period int64
-		drops  uint32
-		want   int64
-	}{
-		{ms, 0, now},
-		{ms, tickerIdle - 1, now},
-		{ms, tickerIdle, now + ms},       // a span of 2 periods: the next tick but one
-		{ms, tickerIdle + 1, now + 3*ms}, // 4 periods
-		{ms, tickerIdle + 6, now + 127*ms},
-		{ms, tickerIdle + 7, now + tickerIdleMax - ms}, // 256 ms, capped
-		{ms, math.MaxUint32, now + tickerIdleMax - ms},
-		{1, math.MaxUint32, now + tickerIdleMax - 1},
-		{tickerIdleMax - 1, tickerIdle, now + tickerIdleMax - (tickerIdleMax - 1)},
-		{tickerIdleMax, math.MaxUint32, now},
-		{math.MaxInt64, math.MaxUint32, now},
-	} {
-		assert.Equal(t, c.want-now, idleAfter(now, c.period, c.drops)-now, "period %d, drops %d: idleAfter - now", c.period, c.drops)
-	}
-}
 
 // An unread ticker of 1 ms fires a few times a second, not a thousand: its
 // first tickerIdle drops come every period, then the spans double to

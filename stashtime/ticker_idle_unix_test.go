@@ -3,9 +3,10 @@
 package stashtime
 
 import (
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stashgo/stash/internal/measure"
 )
 
 // BenchmarkUnreadTickersCPU: the process CPU that 1000 NewTicker(1ms) that
@@ -17,11 +18,11 @@ import (
 //	go test -run '^$' -bench BenchmarkUnreadTickersCPU -benchtime 1x ./stashtime/
 func BenchmarkUnreadTickersCPU(b *testing.B) {
 	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		c, err := measure.ProcessCPU()
+		if err != nil {
 			b.Fatal(err)
 		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		return c
 	}
 	const n, span = 1000, 3 * time.Second
 	for _, impl := range []string{"time", "stash"} {

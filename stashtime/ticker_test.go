@@ -19,7 +19,7 @@ const tickPeriod = 10 * stdtime.Millisecond
 // Ticks come at start + k*period, each value the tick's instant, however
 // the clock gets there (in steps of a period, or in odd steps).
 func TestConformanceTickerFixedRate(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	m.advance(333 * stdtime.Microsecond)
 	start := m.elapsed()
 	tk := m.NewTicker(tickPeriod)
@@ -45,7 +45,7 @@ func TestConformanceTickerFixedRate(t *testing.T) {
 func TestConformanceTickerDropsMissedTicks(t *testing.T) {
 	for _, late := range []stdtime.Duration{tickPeriod / 2, 2*tickPeriod + tickPeriod/2, 7*tickPeriod - 1, 7 * tickPeriod, 100*tickPeriod + 3} {
 		t.Run(fmt.Sprintf("late=%v", late), func(t *testing.T) {
-			m := newManualWheel(t, stashtime.Options{})
+			m := newTestWheel(t, stashtime.Options{})
 			tk := m.NewTicker(tickPeriod)
 			defer tk.Stop()
 			// Jump straight to tickPeriod+late: one tick due at tickPeriod, fired
@@ -66,7 +66,7 @@ func TestConformanceTickerDropsMissedTicks(t *testing.T) {
 // oldest value; ticks that come while it is unreceived are dropped; the
 // receiver then gets the oldest one.
 func TestConformanceTickerBuffersOldest(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	tk := m.NewTicker(tickPeriod)
 	defer tk.Stop()
 	m.advance(3*tickPeriod + tickPeriod/2)
@@ -92,7 +92,7 @@ func TestConformanceTickerBuffersOldest(t *testing.T) {
 // Stop discards a tick not yet received and no tick comes after it; Stop is
 // idempotent and does not close C.
 func TestConformanceTickerStop(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	tk := m.NewTicker(tickPeriod)
 	m.advance(tickPeriod)
 	tk.Stop()
@@ -116,7 +116,7 @@ func TestConformanceTickerStop(t *testing.T) {
 // Reset discards an undelivered tick, changes the tickPeriod, and puts the next
 // tick at now + d (not on the old phase); Reset restarts a stopped ticker.
 func TestConformanceTickerReset(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	tk := m.NewTicker(tickPeriod)
 	defer tk.Stop()
 	m.advance(tickPeriod + tickPeriod/2) // tick at 10ms buffered, now 15ms
@@ -161,7 +161,7 @@ func TestConformanceTickerReset(t *testing.T) {
 func TestConformanceTickerPeriods(t *testing.T) {
 	for _, p := range []stdtime.Duration{1, 7 * stdtime.Microsecond, bucketNs - 1, bucketNs + 1, 90 * stdtime.Millisecond} {
 		t.Run(fmt.Sprint(p), func(t *testing.T) {
-			m := newManualWheel(t, stashtime.Options{Levels: tinyLevels()})
+			m := newTestWheel(t, stashtime.Options{Levels: tinyLevels()})
 			tk := m.NewTicker(p)
 			defer tk.Stop()
 			for k := 1; k <= 20; k++ {
@@ -174,7 +174,7 @@ func TestConformanceTickerPeriods(t *testing.T) {
 
 // Rule 13: non-positive intervals and the zero Ticker.
 func TestConformanceTickerPanics(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	for _, d := range []stdtime.Duration{0, -1, -stdtime.Hour} {
 		for name, f := range map[string]func(){
 			"NewTicker":       func() { stashtime.NewTicker(d) },

@@ -84,7 +84,7 @@ func chanStates() []chanState {
 func TestConformanceStopResult(t *testing.T) {
 	for _, st := range chanStates() {
 		t.Run(st.name, func(t *testing.T) {
-			m := newManualWheel(t, stashtime.Options{})
+			m := newTestWheel(t, stashtime.Options{})
 			tm := st.setup(m)
 			if got := tm.Stop(); got != st.want {
 				t.Fatalf("Stop() = %v, want %v", got, st.want)
@@ -107,7 +107,7 @@ func TestConformanceResetResult(t *testing.T) {
 	for _, st := range chanStates() {
 		for _, d := range ds {
 			t.Run(fmt.Sprintf("%s/d=%v", st.name, d), func(t *testing.T) {
-				m := newManualWheel(t, stashtime.Options{})
+				m := newTestWheel(t, stashtime.Options{})
 				tm := st.setup(m)
 				start := m.elapsed()
 				if got := tm.Reset(d); got != st.want {
@@ -149,7 +149,7 @@ func TestConformanceResetDirections(t *testing.T) {
 	for _, c := range cases {
 		for _, kind := range []string{"chan", "func"} {
 			t.Run(c.name+"/"+kind, func(t *testing.T) {
-				m := newManualWheel(t, stashtime.Options{})
+				m := newTestWheel(t, stashtime.Options{})
 				m.advance(700 * stdtime.Microsecond) // off a bucket boundary
 				start := m.elapsed()
 				var fired atomic.Int32
@@ -203,7 +203,7 @@ func TestConformanceResetDirections(t *testing.T) {
 // AfterFunc timers: Stop and Reset return true only while f has not been
 // started; once it has, false, and a Reset that returns false runs f again.
 func TestConformanceAfterFuncStopReset(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	runs := make(chan stdtime.Duration, 8)
 	tm := m.AfterFunc(5*stdtime.Millisecond, func() { runs <- m.elapsed() })
 
@@ -260,7 +260,7 @@ func TestConformanceAfterFuncStopReset(t *testing.T) {
 // is discarded), and nothing of the old arming is received after it
 // returns.
 func TestConformanceNoStaleValues(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	for i := range heavy(2000) {
 		d := stdtime.Duration(1 + i%3)
 		tm := m.NewTimer(d)
@@ -292,7 +292,7 @@ func TestConformanceNoStaleValues(t *testing.T) {
 // (the first, and one per Reset) ends in exactly one call that returned
 // true, since nobody receives; with Stops alone exactly one returns true.
 func TestConformanceConcurrentStops(t *testing.T) {
-	m := newManualWheel(t, stashtime.Options{})
+	m := newTestWheel(t, stashtime.Options{})
 	const g = 8
 	var ranWrongly atomic.Int32
 	for round := range heavy(400) {

@@ -25,7 +25,7 @@ func TestWakeModel(t *testing.T) {
 	// A lost wake-up shows only over seconds of the clock, which takes a
 	// few hundred steps; under the race detector, fewer cases.
 	setFlag(t, "rapid.steps", "300")
-	if fidelityRace || testing.Short() {
+	if raceEnabled || testing.Short() {
 		setFlag(t, "rapid.checks", "25")
 	}
 	rapid.Check(t, func(rt *rapid.T) {

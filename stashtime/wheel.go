@@ -94,8 +94,7 @@ type Wheel struct {
 	// works. A producer whose deadline is earlier lowers it and wakes the
 	// poller; only the producer that lowers it pays the system call.
 	sleepUntil atomic.Int64
-	// consumer is the consumer role (see consumer.go): held by the
-	// driver while it works, or by a goroutine helping it. helpAt is when
+	// consumer is the consumer role (see consumer.go). helpAt is when
 	// a timer is due to fire: sleepUntil but for the wake-ups producers
 	// ask for to have the intake drained, which need no help.
 	consumer atomic.Bool

@@ -1,5 +1,8 @@
 package stashtime
 
+// Helpers shared by package stashtime's own tests. (The external tests'
+// are in conformance_helpers_test.go and bench_helpers_test.go.)
+
 import (
 	"sync/atomic"
 	"testing"
@@ -75,5 +78,17 @@ func (p *heldPoller) hold(t testing.TB, w *Wheel) {
 func (p *heldPoller) unhold() {
 	if p.held.CompareAndSwap(true, false) {
 		close(p.release)
+	}
+}
+
+// waitUntil waits, for at most 10 s, until cond holds: for what the
+// driver or a callback's goroutine does on its own. what names the state
+// awaited in the failure.
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not %s after 10 s", what)
+		}
 	}
 }
