@@ -164,14 +164,16 @@ func TestIdleGrid(t *testing.T) {
 }
 
 // TestIdleLongWrite writes 32 MB to a peer that reads slowly, with an
-// idle timeout of 200 ms: the Write lasts seconds and returns only at the
+// idle timeout of 500 ms: the Write lasts seconds and returns only at the
 // end, but its bytes move meanwhile, so the connection is not idle.
 func TestIdleLongWrite(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("a Write's progress is seen on Linux only")
 	}
 	t.Parallel()
-	const idle = 200 * time.Millisecond
+	// Long enough that a reader starved of a processor for a while on a
+	// loaded machine, under the race detector, still reads within it.
+	const idle = 500 * time.Millisecond
 	c, peer := tcpPair(t)
 	w := WrapConn(c, IdleTimeout(idle))
 	defer w.Close()
