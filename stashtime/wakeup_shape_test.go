@@ -203,12 +203,16 @@ func skipIfChecked(t *testing.T) {
 // TestRandomMixLateness is the random mix on the real clock: 300
 // AfterFunc timers of 5 ms to 1.5 s, armed over 1.5 s, a tenth of them
 // moved once (earlier or later). None fires early, and the worst is late
-// by at most a generous bound for a loaded 2-core machine (the precision
-// rule allows 0.5 ms; scheduling adds the rest). It logs the worst and
+// by at most package time's worst plus a generous margin for a loaded
+// 2-core machine (the precision rule allows 0.5 ms; scheduling adds the
+// rest). It logs the worst and
 // the median lateness, and package time's beside them.
 func TestRandomMixLateness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes 3 s of real time")
+	}
+	if raceEnabled {
+		t.Skip("the race detector slows the wheel's code, not the runtime's timers")
 	}
 	w, err := NewWheel(Options{})
 	require.NoError(t, err)
@@ -221,7 +225,9 @@ func TestRandomMixLateness(t *testing.T) {
 	})
 	t.Logf("lateness: stash worst %v, median %v; time worst %v, median %v", stash[len(stash)-1], stash[len(stash)/2], std[len(std)-1], std[len(std)/2])
 	require.GreaterOrEqual(t, stash[0], time.Duration(0), "a timer fired early")
-	require.Less(t, stash[len(stash)-1], 50*time.Millisecond, "the worst lateness")
+	// On a stalled machine both are late: the bound is package time's
+	// worst, measured just before, plus a margin.
+	require.Less(t, stash[len(stash)-1], std[len(std)-1]+50*time.Millisecond, "the worst lateness")
 }
 
 // randomMix arms the mix with afterFunc and returns the lateness of every
