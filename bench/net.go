@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stashgo/stash/internal/loopback"
 	"github.com/stashgo/stash/stashnet"
 )
 
@@ -105,32 +106,7 @@ func netRows(r *runner) {
 }
 
 // tcpPair returns the two ends of a loopback TCP connection.
-func tcpPair() (client, server net.Conn, err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer ln.Close()
-	type res struct {
-		c   net.Conn
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		c, err := ln.Accept()
-		ch <- res{c, err}
-	}()
-	client, err = net.DialTimeout("tcp", ln.Addr().String(), 10*time.Second)
-	if err != nil {
-		return nil, nil, err
-	}
-	s := <-ch
-	if s.err != nil {
-		client.Close()
-		return nil, nil, s.err
-	}
-	return client, s.c, nil
-}
+func tcpPair() (client, server net.Conn, err error) { return loopback.Pair() }
 
 // A nopConn's Read returns at once; it isolates the bookkeeping around a
 // Read.

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stashgo/stash/internal/measure"
 	context "github.com/stashgo/stash/stashcontext"
 )
 
@@ -70,7 +71,7 @@ func cancelAll(cancels []stdcontext.CancelFunc) {
 func benchLive(b *testing.B, op func(b *testing.B, im impl)) {
 	for _, live := range benchLiveCounts {
 		for _, im := range impls {
-			name := fmt.Sprintf("live=%s/impl=%s", count(live), im.name)
+			name := fmt.Sprintf("live=%s/impl=%s", measure.Count(live), im.name)
 			if live >= 1_000_000 && testing.Short() {
 				b.Run(name, func(b *testing.B) { b.Skip("1M contexts: skipped with -short") })
 				continue
@@ -114,16 +115,6 @@ func BenchmarkWithTimeoutDoneCancel(b *testing.B) {
 			cancel()
 		}
 	})
-}
-
-func count(n int) string {
-	switch {
-	case n >= 1_000_000 && n%1_000_000 == 0:
-		return fmt.Sprintf("%dM", n/1_000_000)
-	case n >= 1000 && n%1000 == 0:
-		return fmt.Sprintf("%dk", n/1000)
-	}
-	return fmt.Sprint(n)
 }
 
 // floorCtx is what any context with a deadline and a Done channel holds at

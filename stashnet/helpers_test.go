@@ -4,40 +4,23 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/stashgo/stash/internal/loopback"
 )
 
 // tcpPair returns the two ends of a loopback TCP connection, closed when
 // the test ends.
 func tcpPair(tb testing.TB) (client, server net.Conn) {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	client, server, err := loopback.Pair()
 	if err != nil {
 		tb.Fatal(err)
-	}
-	defer ln.Close()
-	type res struct {
-		c   net.Conn
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		c, err := ln.Accept()
-		ch <- res{c, err}
-	}()
-	client, err = net.DialTimeout("tcp", ln.Addr().String(), 10*time.Second)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	r := <-ch
-	if r.err != nil {
-		client.Close()
-		tb.Fatal(r.err)
 	}
 	tb.Cleanup(func() {
 		client.Close()
-		r.c.Close()
+		server.Close()
 	})
-	return client, r.c
+	return client, server
 }
 
 // A nopConn is a net.Conn whose Read and Write transfer everything at once
