@@ -3,11 +3,10 @@ package stashcontext_test
 import (
 	stdcontext "context"
 	"errors"
-	"io"
-	"os"
 	"testing"
 	"time"
 
+	"github.com/stashgo/stash/internal/measure"
 	context "github.com/stashgo/stash/stashcontext"
 	"github.com/stashgo/stash/stashtime"
 	"github.com/stretchr/testify/require"
@@ -177,33 +176,11 @@ func TestExampleOnWaitsNoRealTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing")
 	}
-	best := time.Duration(1<<63 - 1)
-	for range 3 {
-		best = min(best, timed(t, ExampleOn))
+	best, err := measure.QuietBest(3, ExampleOn)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if best > 10*time.Millisecond {
 		t.Fatalf("ExampleOn took %v of real time at best, want under 10ms", best)
 	}
-}
-
-// timed runs f with its output discarded and returns how long it took.
-func timed(t *testing.T, f func()) time.Duration {
-	t.Helper()
-	stdout := os.Stdout
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	drained := make(chan struct{})
-	go func() {
-		io.Copy(io.Discard, r)
-		close(drained)
-	}()
-	os.Stdout = w
-	began := time.Now()
-	f()
-	took := time.Since(began)
-	os.Stdout = stdout
-	w.Close()
-	<-drained
-	r.Close()
-	return took
 }
