@@ -310,7 +310,7 @@ func TestIntakeRelistFloorAndClosed(t *testing.T) {
 // weakBeyond. The states are written out, not computed by a copy of the
 // locked path.
 func TestListNewAsLocked(t *testing.T) {
-	skipIfChecked(t) // the checker takes the entry's lock after start, which opens it
+	skipIfChecked(t)                                 // the checker takes the entry's lock after start, which opens it
 	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // a sweep would weaken one of a pair
 	w, hp, clk := newHeldWheel(t)
 	mark := sweepMark(t, &w.intake)
