@@ -66,7 +66,6 @@ func (w *Wheel) run() {
 	d := w.drv
 	for !w.closed.Load() {
 		w.sleepUntil.Store(running)
-		checkTrace(w, "driver runs")
 		d.acquire()
 		d.takeSyncs()
 		more, fired, held := d.pass()

@@ -140,7 +140,7 @@ func TestLeaveFarComesBack(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, late, time.Duration(0))
-	require.Less(t, late, stdLate+50*time.Millisecond, "the far timer fired late (package time's: %v); the wake-up protocol's last events:\n%s", stdLate, checkTraceDump())
+	require.Less(t, late, stdLate+50*time.Millisecond, "the far timer fired late (package time's: %v); the last armings the checker saw:\n%s", stdLate, checkTraceDump())
 }
 
 // TestComeBackLate: a runtime timer that brings the driver back after the

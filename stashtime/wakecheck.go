@@ -167,7 +167,7 @@ var (
 	traceBuf []string
 )
 
-// checkTrace notes an event of the wake-up protocol, for the report of a
+// checkTrace notes an arming (checkArmed), for the report of a
 // breach.
 func checkTrace(w *Wheel, format string, args ...any) {
 	if !w.system {

@@ -85,7 +85,6 @@ func (w *Wheel) leave(next, now int64) bool {
 	if w.sleepUntil.Load() < next && w.gone.CompareAndSwap(true, false) {
 		return false // a producer lowered it, and started no driver
 	}
-	checkTrace(w, "driver leaves, armed %d", next)
 	return true
 }
 
@@ -134,11 +133,9 @@ func (w *Wheel) wakeIfEarlier(when int64) {
 	for {
 		d := w.sleepUntil.Load()
 		if when >= d {
-			checkTrace(w, "wakeIfEarlier %d: armed %d, nothing", when, d)
 			return
 		}
 		if w.sleepUntil.CompareAndSwap(d, when) {
-			checkTrace(w, "wakeIfEarlier %d: armed %d, lowered", when, d)
 			if w.gone.Load() && w.gone.CompareAndSwap(true, false) {
 				go w.run() // the driver had left (see leave)
 				return
@@ -171,9 +168,7 @@ func (d *driver) publish(now, next int64) (again bool) {
 	w := d.w
 	w.helpAt.Store(d.helpAt(next))
 	w.sleepUntil.Store(next)
-	n2 := d.next(now)
-	again = n2 < next || w.now() >= next || w.intake.waiting()
-	checkTrace(w, "publish %d, again %d: %v", next, n2, again)
+	again = d.next(now) < next || w.now() >= next || w.intake.waiting()
 	if again {
 		w.sleepUntil.Store(running) // it will not sleep to next
 		return true
