@@ -8,11 +8,10 @@ package stashtime
 // wakeCheck reports whether the wake-up checker is built in.
 const wakeCheck = false
 
-func checkArmed(*entry, int64, int64)   {}
-func checkRearmed(*entry, int64)        {}
-func checkDisarmed(*entry)              {}
-func checkAsleep(*Wheel, string)        {}
-func checkClosed(*Wheel)                {}
-func checkEntry(*entry)                 {}
-func checkTrace(*Wheel, string, ...any) {}
-func checkTraceDump() string            { return "" }
+func checkArmed(*entry, int64, int64) {}
+func checkRearmed(*entry, int64)      {}
+func checkDisarmed(*entry)            {}
+func checkAsleep(*Wheel, string)      {}
+func checkClosed(*Wheel)              {}
+func checkEntry(*entry)               {}
+func checkTraceDump() string          { return "" }
