@@ -29,7 +29,8 @@
 // of Now; Deadline turns a time.Time into one, and WaitUntil and WaitFor
 // wait until a time.Time or for a time.Duration.
 //
-// Run the waiter on a goroutine locked to its OS thread
-// (runtime.LockOSThread) for the best precision. BenchmarkLateness compares
-// both pollers with time.Sleep and time.NewTimer.
+// The epoll poller's Wait is one system call, so the waiter needs no
+// runtime.LockOSThread for precision; a sleep of a millisecond or more
+// gives up the caller's P while it lasts. BenchmarkLateness compares both
+// pollers, locked and not, with time.Sleep and time.NewTimer.
 package poller

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/stashgo/stash/internal/clock"
@@ -50,8 +51,8 @@ type epollPoller struct {
 //
 // Wait with a deadline blocks the calling OS thread in epoll_wait, so a
 // wake-up costs one thread switch and lands within microseconds of the
-// deadline. For the best precision call it from a goroutine locked to its
-// thread (runtime.LockOSThread), so that the thread stays warm.
+// deadline. A wait of handOffBeyond or more gives up the caller's P first,
+// so that other goroutines run on it meanwhile.
 func NewEpoll() (Poller, error) {
 	p := &epollPoller{epfd: -1, tfd: -1, efd: -1}
 	p.init()
@@ -210,7 +211,7 @@ func (p *epollPoller) Wait(deadline int64) error {
 		if p.pending.Load() {
 			break
 		}
-		n, err := unix.EpollWait(p.epfd, p.events[:], -1)
+		n, err := p.epollWait(deadline)
 		if err != nil {
 			if err == unix.EINTR {
 				continue
@@ -242,6 +243,27 @@ func (p *epollPoller) Wait(deadline int64) error {
 	p.finish()
 	return nil
 }
+
+// epollWait waits in epoll_wait, with no timeout, for the timerfd armed
+// for deadline or the eventfd. A sleep shorter than handOffBeyond keeps
+// the calling goroutine's P, as any system call does: the wait is over
+// before another goroutine could use it. A longer one gives the P up
+// first (see sleepWithoutP): the runtime's monitor takes back a P left in
+// a system call only when it next looks, which in a busy process can be
+// 10 ms on, and meanwhile the goroutines queued on it wait.
+func (p *epollPoller) epollWait(deadline int64) (int, error) {
+	if deadline-clock.Mono() < handOffBeyond {
+		return unix.EpollWait(p.epfd, p.events[:], -1)
+	}
+	n, errno := sleepWithoutP(p.epfd, &p.events[0], len(p.events))
+	if errno != 0 {
+		return 0, errno
+	}
+	return n, nil
+}
+
+// handOffBeyond is the shortest sleep for which the waiter gives up its P.
+const handOffBeyond = int64(time.Millisecond)
 
 // setSleep sets the deadline the waiter sleeps toward.
 func (p *epollPoller) setSleep(deadline int64) {
