@@ -8,7 +8,7 @@ import (
 
 // The first timer after an idle spell. stashtime's driver leaves once no
 // timer has been pending for a while (100 ms), and the next timer starts
-// it again: a goroutine, a thread locked to it, the poller's first wait.
+// it again: a goroutine and the poller's first wait.
 // comeback measures what that costs that timer, against time's, which
 // has nothing to start: each sample idles comebackIdle, then arms a 1 ms
 // timer and waits for it, and records its lateness and the process CPU

@@ -60,8 +60,8 @@
 //     stashcheck tag, a checker compares the armed instant with every
 //     pending timer after each round and each producer call (wakecheck.go).
 //  7. The consumer role (consumer.go, driver.go): one goroutine at a time
-//     walks, fires, cleans and compacts. The driver, a goroutine locked to
-//     its OS thread that sleeps to the nanosecond in the poller (package
+//     walks, fires, cleans and compacts. The driver, a goroutine that sleeps
+//     to the nanosecond in the poller (package
 //     poller: a timerfd in epoll on Linux), holds the role while it works;
 //     a goroutine that finds timers due while the driver is not running
 //     takes it for one pass, and then puts the driver's wake-up off (see
@@ -109,12 +109,14 @@
 // driver's thread waiting for a processor does not keep its timers waiting
 // too. Stats.Helped counts those passes.
 //
-// Asleep in the poller, the driver's thread keeps its P. So that the
-// goroutines a pass made runnable do not wait on that P, the driver
-// yields once before it sleeps if there are two or more: otherwise the
-// runtime's monitor takes the P back, and then checks every 20 µs for a
-// while, thousands of thread wake-ups a second in a busy server. A lone
-// one waits in the P's next slot, which an idle P takes at once.
+// Asleep in the poller for less than a millisecond, the driver keeps its
+// P, as any system call does; a longer sleep gives the P up first, since
+// the runtime's monitor may take 10 ms to notice a P left in a system
+// call while goroutines queue on it. So that the goroutines a pass made
+// runnable do not wait on the driver's P, it yields once before it sleeps
+// if there are two or more: the thread that ran the pass runs them, where
+// a P handed off or taken back costs another thread. A lone one waits in
+// the P's next slot, which an idle P takes at once.
 //
 // # What runs when
 //
@@ -125,7 +127,7 @@
 // then a runtime timer brings it back 5 ms before that, or the first
 // producer that needs it sooner starts it again. So a goroutine dump, or a
 // leak checker such as go.uber.org/goleak, shows a goroutine of the
-// wheel's ((*Wheel).run, locked to its thread) only while a timer is due
+// wheel's ((*Wheel).run) only while a timer is due
 // within about 100 ms, and for an instant about once a second while only
 // farther ones are pending. A wheel on another clock
 // (a ManualClock) keeps its driver from NewWheel to Close.

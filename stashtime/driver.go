@@ -13,8 +13,14 @@ import (
 
 // A driver is the wheel's consumer side: the store's read side, the near
 // heap and what the walk remembers from pass to pass. Only the holder of
-// the consumer role changes it: the driver's goroutine, locked to its OS
-// thread, or a goroutine helping it for one pass (see consumer.go).
+// the consumer role changes it: the driver's goroutine, or a goroutine
+// helping it for one pass (see consumer.go).
+//
+// The driver's goroutine is not locked to its OS thread. Its sleep is one
+// system call, which keeps the goroutine on one thread while it lasts, so
+// a lock would add no precision; and a locked goroutine that yields or
+// blocks hands its P to another thread and back, two thread switches each
+// time: a ticker's fire cost twice the runtime's CPU that way.
 //
 // Each pass walks every bucket that starts before now plus the lookahead
 // (see precision.go) and examines each holder met: a stale or stopped one
@@ -62,7 +68,6 @@ type driver struct {
 // nothing is due for a while (see leave), and a producer or a runtime timer
 // starts it again (see wakeIfEarlier).
 func (w *Wheel) run() {
-	runtime.LockOSThread()
 	d := w.drv
 	for !w.closed.Load() {
 		w.sleepUntil.Store(running)
@@ -105,18 +110,15 @@ func (w *Wheel) run() {
 			continue
 		}
 		if w.system && next-now >= leaveBeyond && w.leave(next, now) {
-			runtime.UnlockOSThread()
 			return
 		}
 		if fired > 1 {
 			// Let the goroutines the pass made runnable start before the
-			// driver sleeps. Asleep in the poller it keeps its P, and the
-			// runtime's monitor takes back a P in a system call whose run
-			// queue is not empty, then checks every 20 µs for a while:
-			// in a busy server, thousands of thread wake-ups a second.
-			// One goroutine alone waits in the P's next slot, which an
-			// idle P takes whole, at once, from a P in a system call: the
-			// yield would only make it later.
+			// driver sleeps, on this thread: asleep in the poller the
+			// driver keeps its P (see doc.go), or hands it to another
+			// thread. One goroutine alone waits in the P's next slot,
+			// which an idle P takes whole, at once, from a P in a system
+			// call: the yield would only make it later.
 			yieldBeforeSleep()
 		}
 		if err := w.poller.Wait(next); err != nil {

@@ -153,9 +153,9 @@ func (p waitCounter) Wait(deadline int64) error {
 
 // TestYieldBeforeSleep: the driver yields its processor before it goes
 // back to sleep when its pass readied two or more goroutines, and not for
-// one. Asleep in the poller the driver keeps its P, so callbacks queued on
-// it would wait for the runtime's monitor to take the P back, which then
-// polls every 20 µs for a while; a lone callback, which an idle P would
+// one. Asleep in the poller the driver keeps its P or hands it to another
+// thread, so callbacks queued on it would wait for the runtime's monitor
+// to take the P back, or cost that thread; a lone callback, which an idle P would
 // take from the driver's at once, is not worth the yield. The test counts
 // the yields, which are the driver's choice, not what the scheduler then
 // runs first, which on a busy machine is anyone's.

@@ -54,7 +54,7 @@ func DefaultLevels() []Level { return stash.DefaultLevels() }
 var ErrClosed = errors.New("stashtime: wheel closed")
 
 // A Wheel runs timers on one lock-free hierarchical timer wheel driven by one
-// goroutine locked to its OS thread. The package-level functions use a
+// goroutine that sleeps in the poller. The package-level functions use a
 // process-wide Wheel started on first use; NewWheel makes independent ones.
 //
 // Once a Wheel is closed, NewTimer, After, AfterFunc, NewTicker, Tick,
