@@ -1,7 +1,5 @@
 package stashtime
 
-import "runtime"
-
 // The consumer role. One goroutine at a time walks the store, fires from
 // the near heap, cleans and compacts: the holder of the consumer role
 // (Wheel.consumer). The driver takes it for each round of work and gives it
@@ -16,15 +14,13 @@ import "runtime"
 // the role, so deadline order, exactly once and never early hold alike.
 
 // acquire takes the consumer role for the driver, waiting for a helper that
-// holds it: a helper's pass is bounded.
-func (d *driver) acquire() {
-	for !d.w.consumer.CompareAndSwap(false, true) {
-		runtime.Gosched()
-	}
-}
+// holds it: a helper's pass is bounded. The driver blocks on the mutex
+// rather than spin: under a chain of AfterFuncs, whose callbacks help,
+// spinning cost more than the timers.
+func (d *driver) acquire() { d.w.consumer.Lock() }
 
 // release gives up the consumer role.
-func (d *driver) release() { d.w.consumer.Store(false) }
+func (d *driver) release() { d.w.consumer.Unlock() }
 
 // help runs one pass of the driver's on the calling goroutine if timers
 // are due by now (Wheel.helpAt), the driver is not running and the
@@ -37,7 +33,7 @@ func (w *Wheel) help(now int64) {
 	if w.helpAt.Load() > now || w.sleepUntil.Load() == running {
 		return
 	}
-	if !w.consumer.CompareAndSwap(false, true) {
+	if !w.consumer.TryLock() {
 		return
 	}
 	// The driver may have run since: then it has published a new helpAt.
@@ -54,5 +50,5 @@ func (w *Wheel) help(now int64) {
 			w.deferDriver(now, next)
 		}
 	}
-	w.consumer.Store(false)
+	w.consumer.Unlock()
 }

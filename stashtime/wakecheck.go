@@ -130,9 +130,9 @@ func checkArmed(e *entry, now, when int64) {
 		recordOf(w).record(e, now, when, "armed by a producer")
 	}
 	e.unlock()
-	if w.consumer.CompareAndSwap(false, true) {
+	if w.consumer.TryLock() {
 		checkAsleep(w, "a producer, after it armed a timer")
-		w.consumer.Store(false)
+		w.consumer.Unlock()
 	}
 }
 
@@ -241,7 +241,7 @@ func checkAsleep(w *Wheel, who string) {
 		}
 		traceMu.Unlock()
 		// Let the driver's deferred acquire through as it unwinds.
-		w.consumer.Store(false)
+		w.consumer.Unlock()
 		panic(fmt.Sprintf("stashtime: wake-up rule broken, seen by %s: the driver sleeps to %v, after the latest instant %v of a %s (%p) %s at %v for %v; clock %v; the entry: %s, at %d in the near heap of %d; first valid %v",
 			who, time.Duration(su), time.Duration(a.latest), kindNames[a.kind], a.e, a.path, time.Duration(a.at), time.Duration(a.when), time.Duration(now),
 			state, inHeap, len(w.drv.heap), time.Duration(w.store.FirstValid())))

@@ -97,7 +97,7 @@ type Wheel struct {
 	// consumer is the consumer role (see consumer.go). helpAt is when
 	// a timer is due to fire: sleepUntil but for the wake-ups producers
 	// ask for to have the intake drained, which need no help.
-	consumer atomic.Bool
+	consumer sync.Mutex
 	helpAt   atomic.Int64
 	// peepEnd is, while the driver sleeps toward a peeped bucket, the end
 	// of what its walk will take in then, and 0 otherwise; peepAdds counts
