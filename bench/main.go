@@ -42,9 +42,14 @@ type config struct {
 	comebackSamples int
 	loadTime        time.Duration // measured time of one load run
 	loadRounds      int
-	only            []string
-	out             string
-	soak            time.Duration // run the soak (see soak.go) for this long per implementation, instead
+	// requestLive is the live timers under the request rows (see
+	// request.go), each measured requestRounds times for requestTime.
+	requestLive   []int
+	requestTime   time.Duration
+	requestRounds int
+	only          []string
+	out           string
+	soak          time.Duration // run the soak (see soak.go) for this long per implementation, instead
 }
 
 func quickConfig() config {
@@ -58,6 +63,7 @@ func quickConfig() config {
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
 		samples:   40, comebackSamples: 3,
 		loadTime: 300 * time.Millisecond, loadRounds: 1,
+		requestLive: []int{1_000, 10_000}, requestTime: 100 * time.Millisecond, requestRounds: 1,
 	}
 }
 
@@ -72,6 +78,7 @@ func defaultConfig() config {
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
 		samples:   200, comebackSamples: 15,
 		loadTime: 2 * time.Second, loadRounds: 1,
+		requestLive: []int{10_000, 1_000_000}, requestTime: 300 * time.Millisecond, requestRounds: 2,
 	}
 }
 
@@ -83,6 +90,7 @@ func longConfig() config {
 	c.memRounds, c.drainRounds, c.burstRounds = 3, 3, 8
 	c.samples, c.comebackSamples = 1000, 50
 	c.loadTime, c.loadRounds = 4*time.Second, 3
+	c.requestTime, c.requestRounds = time.Second, 4
 	return c
 }
 

@@ -67,6 +67,7 @@ var workloads = []workload{
 	{"comeback", comebackSteps, comeback},
 	{"net", netSteps, netRows},
 	{"load", loadSteps, load},
+	{"request", requestSteps, requestRows},
 	{"context", contextSteps, contextRows},
 }
 
