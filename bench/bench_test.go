@@ -49,6 +49,8 @@ func TestQuickRun(t *testing.T) {
 		{"request timeout 1k live", "ns CPU/req"},
 		{"request timeout 10k live", "ns wall/req"},
 		{"request timeout 10k live", "ns CPU/req"},
+		{"churn 2k Reset sooner/later, time.Sleep", "CPU/loop"},
+		{"churn 2k Reset sooner/later, own Sleep", "CPU/loop"},
 		{"withtimeout-cancel live=0", "ns/op"},
 		{"withtimeout-cancel live=0", "B/op"},
 		{"withtimeout-cancel live=10k", "ns/op"},

@@ -47,9 +47,14 @@ type config struct {
 	requestLive   []int
 	requestTime   time.Duration
 	requestRounds int
-	only          []string
-	out           string
-	soak          time.Duration // run the soak (see soak.go) for this long per implementation, instead
+	// churnN goroutines churn deadlines (see churn.go), each variant
+	// measured churnRounds times for churnTime.
+	churnN      int
+	churnTime   time.Duration
+	churnRounds int
+	only        []string
+	out         string
+	soak        time.Duration // run the soak (see soak.go) for this long per implementation, instead
 }
 
 func quickConfig() config {
@@ -64,6 +69,7 @@ func quickConfig() config {
 		samples:   40, comebackSamples: 3,
 		loadTime: 300 * time.Millisecond, loadRounds: 1,
 		requestLive: []int{1_000, 10_000}, requestTime: 100 * time.Millisecond, requestRounds: 1,
+		churnN: 2_000, churnTime: 200 * time.Millisecond, churnRounds: 1,
 	}
 }
 
@@ -79,6 +85,7 @@ func defaultConfig() config {
 		samples:   200, comebackSamples: 15,
 		loadTime: 2 * time.Second, loadRounds: 1,
 		requestLive: []int{10_000, 1_000_000}, requestTime: 300 * time.Millisecond, requestRounds: 2,
+		churnN: 20_000, churnTime: 600 * time.Millisecond, churnRounds: 2,
 	}
 }
 
@@ -91,6 +98,7 @@ func longConfig() config {
 	c.samples, c.comebackSamples = 1000, 50
 	c.loadTime, c.loadRounds = 4*time.Second, 3
 	c.requestTime, c.requestRounds = time.Second, 4
+	c.churnTime, c.churnRounds = 2*time.Second, 4
 	return c
 }
 

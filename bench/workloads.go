@@ -68,6 +68,7 @@ var workloads = []workload{
 	{"net", netSteps, netRows},
 	{"load", loadSteps, load},
 	{"request", requestSteps, requestRows},
+	{"churn", churnSteps, churn},
 	{"context", contextSteps, contextRows},
 }
 
