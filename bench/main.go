@@ -1,9 +1,9 @@
 // Command bench runs stash's timers and package time's side by side in one
 // process and prints a table of the two, with their ratio, and plots.
 //
-//	go run ./bench            # a few minutes on 2 cores
+//	go run ./bench            # about 55 s on 2 cores, 70 s with the first build
 //	go run ./bench -quick     # smallest sizes, a few seconds
-//	go run ./bench -long      # longer, more precise
+//	go run ./bench -long      # longer, more precise; 1M timers drained
 //	go run ./bench -only lateness,drain -out /tmp/plots
 //
 // Progress goes to stderr, the table to stdout, PNG plots to -out.
@@ -42,9 +42,20 @@ type config struct {
 	comebackSamples int
 	loadTime        time.Duration // measured time of one load run
 	loadRounds      int
-	only            []string
-	out             string
-	soak            time.Duration // run the soak (see soak.go) for this long per implementation, instead
+	httpTime        time.Duration // measured time of one http load (see nethttp.go)
+	// requestLive is the live timers under the request rows (see
+	// request.go), each measured requestRounds times for requestTime.
+	requestLive   []int
+	requestTime   time.Duration
+	requestRounds int
+	// churnN goroutines churn deadlines (see churn.go), each variant
+	// measured churnRounds times for churnTime.
+	churnN      int
+	churnTime   time.Duration
+	churnRounds int
+	only        []string
+	out         string
+	soak        time.Duration // run the soak (see soak.go) for this long per implementation, instead
 }
 
 func quickConfig() config {
@@ -57,7 +68,9 @@ func quickConfig() config {
 		burstN: 10_000, burstRounds: 1,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
 		samples:   40, comebackSamples: 3,
-		loadTime: 300 * time.Millisecond, loadRounds: 1,
+		loadTime: 300 * time.Millisecond, loadRounds: 1, httpTime: 300 * time.Millisecond,
+		requestLive: []int{1_000, 10_000}, requestTime: 100 * time.Millisecond, requestRounds: 1,
+		churnN: 2_000, churnTime: 100 * time.Millisecond, churnRounds: 1,
 	}
 }
 
@@ -65,13 +78,15 @@ func defaultConfig() config {
 	return config{
 		mode:      "default",
 		liveSizes: []int{0, 10_000, 1_000_000}, resetLive: 10_000,
-		benchtime: 100 * time.Millisecond, rounds: 5,
+		benchtime: 50 * time.Millisecond, rounds: 2,
 		memN: 200_000, memRounds: 1,
-		drainN: 1_000_000, drainRounds: 1,
-		burstN: 100_000, burstRounds: 2,
+		drainN: 250_000, drainRounds: 1,
+		burstN: 100_000, burstRounds: 1,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
-		samples:   200, comebackSamples: 15,
-		loadTime: 2 * time.Second, loadRounds: 1,
+		samples:   100, comebackSamples: 7,
+		loadTime: 600 * time.Millisecond, loadRounds: 1, httpTime: 500 * time.Millisecond,
+		requestLive: []int{10_000, 1_000_000}, requestTime: 300 * time.Millisecond, requestRounds: 2,
+		churnN: 20_000, churnTime: 600 * time.Millisecond, churnRounds: 2,
 	}
 }
 
@@ -79,10 +94,12 @@ func longConfig() config {
 	c := defaultConfig()
 	c.mode = "long"
 	c.benchtime, c.rounds = time.Second, 5
-	c.memN = 1_000_000
+	c.memN, c.drainN = 1_000_000, 1_000_000
 	c.memRounds, c.drainRounds, c.burstRounds = 3, 3, 8
 	c.samples, c.comebackSamples = 1000, 50
-	c.loadTime, c.loadRounds = 4*time.Second, 3
+	c.loadTime, c.loadRounds, c.httpTime = 4*time.Second, 3, 4*time.Second
+	c.requestTime, c.requestRounds = time.Second, 4
+	c.churnTime, c.churnRounds = 2*time.Second, 4
 	return c
 }
 

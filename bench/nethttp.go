@@ -35,7 +35,7 @@ func netSteps(c *config) int { return 3*2*c.rounds + len(httpSettings)*2*c.round
 
 // httpRows serves an http.Server with each setting's timeouts on a plain
 // loopback listener and on a stashnet.WrapListener one, loads it for
-// cfg.loadTime with httpConns keep-alive clients in the same process, each
+// cfg.httpTime with httpConns keep-alive clients in the same process, each
 // sending a request as soon as the last response is in (and dialing again
 // when the server closes its connection), and adds rows of wall time and
 // process CPU time per request.
@@ -45,7 +45,7 @@ func httpRows(r *runner) {
 		for round := range r.cfg.rounds {
 			for _, im := range pair(round) {
 				r.prog.running(im.name, "http "+s.name)
-				w, c, err := httpLoad(s, im == implStash, r.cfg.loadTime)
+				w, c, err := httpLoad(s, im == implStash, r.cfg.httpTime)
 				k := implIndex(im)
 				if err != nil {
 					w, c = nan, nan

@@ -67,6 +67,8 @@ var workloads = []workload{
 	{"comeback", comebackSteps, comeback},
 	{"net", netSteps, netRows},
 	{"load", loadSteps, load},
+	{"request", requestSteps, requestRows},
+	{"churn", churnSteps, churn},
 	{"context", contextSteps, contextRows},
 }
 

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stashgo/stash/internal/measure"
+)
+
+// Deadline churn, the workload of golang/go#41699 (a server with a read
+// deadline per connection, moved on every read): n goroutines, each with
+// one timer, loop on Reset(churnSooner), Reset(churnLater), sleep
+// churnSleep. The first Reset moves the deadline sooner, the second later;
+// the timer never fires. The rows are process CPU (getrusage) per loop.
+// The default 20k goroutines loop up to 1M times a second, fewer as the
+// sleeps run late.
+const (
+	churnSooner = 5 * time.Second
+	churnLater  = 10 * time.Second
+	churnSleep  = 20 * time.Millisecond
+)
+
+// A churnVariant is whose timers loop and whose Sleep they sleep with.
+type churnVariant struct {
+	timers *impl
+	sleep  func(time.Duration)
+}
+
+// churnVariants: time; stash's timers sleeping with package time's Sleep;
+// stash's timers sleeping with stashtime.Sleep. The time column of both
+// rows is the first.
+var churnVariants = [3]churnVariant{
+	{implTime, time.Sleep},
+	{implStash, time.Sleep},
+	{implStash, implStash.sleep},
+}
+
+func churnSteps(c *config) int { return len(churnVariants) * c.churnRounds }
+
+// churn runs the variants in turn, the order reversed every other round, and
+// adds a row for each of stash's against time's.
+func churn(r *runner) {
+	n := r.cfg.churnN
+	var cpu [len(churnVariants)][]float64
+	var errs []string
+	order := []int{0, 1, 2}
+	for range r.cfg.churnRounds {
+		for _, v := range order {
+			cv := churnVariants[v]
+			what := "time.Sleep"
+			if v == 2 {
+				what = "own Sleep"
+			}
+			r.prog.running(cv.timers.name, what)
+			cpuPerLoop, loops := runChurn(cv, n, r.cfg.churnTime)
+			if loops == 0 {
+				errs = append(errs, fmt.Sprintf("%s, %s: no loop completed", cv.timers.name, what))
+			}
+			cpu[v] = append(cpu[v], cpuPerLoop)
+			runtime.GC()
+			r.prog.step()
+		}
+		slices.Reverse(order)
+	}
+	name := fmt.Sprintf("churn %s Reset sooner/later", measure.Count(n))
+	r.res.add(row{workload: name + ", time.Sleep", metric: "CPU/loop", unit: unitNs,
+		time: median(cpu[0]), stash: median(cpu[1]), note: joinErrs(errs)})
+	r.res.add(row{workload: name + ", own Sleep", metric: "CPU/loop", unit: unitNs,
+		time: median(cpu[0]), stash: median(cpu[2])})
+}
+
+// runChurn runs n churning goroutines of cv for a warm-up and then for dur,
+// and returns the process CPU per loop completed in the second part (NaN if
+// none was) and the number of those loops.
+func runChurn(cv churnVariant, n int, dur time.Duration) (cpuPerLoop float64, loops int64) {
+	var (
+		measuring atomic.Bool
+		stop      atomic.Bool
+		total     atomic.Int64
+		wg        sync.WaitGroup
+	)
+	for g := range n {
+		wg.Add(1)
+		// Spread the goroutines' phases over one sleep.
+		phase := churnSleep * time.Duration(g) / time.Duration(n)
+		go func() {
+			defer wg.Done()
+			t := cv.timers.afterFunc(churnLater, noop)
+			cv.sleep(phase)
+			var k int64 // loops ended while measuring
+			for !stop.Load() {
+				t.Reset(churnSooner)
+				t.Reset(churnLater)
+				cv.sleep(churnSleep)
+				if measuring.Load() {
+					k++
+				}
+			}
+			t.Stop()
+			total.Add(k)
+		}()
+	}
+	time.Sleep(dur / 4) // warm-up
+	c0 := processCPU()
+	measuring.Store(true)
+	time.Sleep(dur)
+	measuring.Store(false)
+	c1 := processCPU()
+	stop.Store(true)
+	wg.Wait()
+	loops = total.Load()
+	if loops == 0 {
+		return nan, 0
+	}
+	return float64(c1-c0) / float64(loops), loops
+}
