@@ -15,7 +15,9 @@ import (
 // deadline per connection, moved on every read): n goroutines, each with
 // one timer, loop on Reset(churnSooner), Reset(churnLater), sleep
 // churnSleep. The first Reset moves the deadline sooner, the second later;
-// the timer never fires. The rows are process CPU (getrusage) per loop.
+// the timer never fires. The rows are process CPU (getrusage) per loop, and
+// the Resets' share of it: a loop's CPU less that of a loop that only
+// sleeps, with package time's Sleep (the floor; most of a loop).
 // The default 20k goroutines loop up to 1M times a second, fewer as the
 // sleeps run late.
 const (
@@ -24,19 +26,21 @@ const (
 	churnSleep  = 20 * time.Millisecond
 )
 
-// A churnVariant is whose timers loop and whose Sleep they sleep with.
+// A churnVariant is whose timers loop and whose Sleep they sleep with; nil
+// timers, none: the loop only sleeps.
 type churnVariant struct {
 	timers *impl
 	sleep  func(time.Duration)
 }
 
 // churnVariants: time; stash's timers sleeping with package time's Sleep;
-// stash's timers sleeping with stashtime.Sleep. The time column of both
-// rows is the first.
-var churnVariants = [3]churnVariant{
+// stash's timers sleeping with stashtime.Sleep; no timers, package time's
+// Sleep (the floor). The time column of the first two rows is the first.
+var churnVariants = [4]churnVariant{
 	{implTime, time.Sleep},
 	{implStash, time.Sleep},
 	{implStash, implStash.sleep},
+	{nil, time.Sleep},
 }
 
 func churnSteps(c *config) int { return len(churnVariants) * c.churnRounds }
@@ -47,15 +51,21 @@ func churn(r *runner) {
 	n := r.cfg.churnN
 	var cpu [len(churnVariants)][]float64
 	var errs []string
-	order := []int{0, 1, 2}
+	order := []int{0, 1, 2, 3}
 	for range r.cfg.churnRounds {
 		for _, v := range order {
 			cv := churnVariants[v]
-			what := "time.Sleep"
-			if v == 2 {
+			who, what := "", "time.Sleep"
+			switch v {
+			case 2:
 				what = "own Sleep"
+			case 3:
+				who, what = "time", "sleep only"
 			}
-			r.prog.running(cv.timers.name, what)
+			if cv.timers != nil {
+				who = cv.timers.name
+			}
+			r.prog.running(who, what)
 			cpuPerLoop, loops := runChurn(cv, n, r.cfg.churnTime)
 			if loops == 0 {
 				errs = append(errs, fmt.Sprintf("%s, %s: no loop completed", cv.timers.name, what))
@@ -71,6 +81,10 @@ func churn(r *runner) {
 		time: median(cpu[0]), stash: median(cpu[1]), note: joinErrs(errs)})
 	r.res.add(row{workload: name + ", own Sleep", metric: "CPU/loop", unit: unitNs,
 		time: median(cpu[0]), stash: median(cpu[2])})
+	floor := median(cpu[3])
+	r.res.add(row{workload: name + ", the Resets", metric: "CPU/loop - floor", unit: unitNs,
+		time: median(cpu[0]) - floor, stash: median(cpu[1]) - floor,
+		note: "the floor is a loop that only sleeps (time.Sleep): " + formatNs(floor)})
 }
 
 // runChurn runs n churning goroutines of cv for a warm-up and then for dur,
@@ -89,18 +103,25 @@ func runChurn(cv churnVariant, n int, dur time.Duration) (cpuPerLoop float64, lo
 		phase := churnSleep * time.Duration(g) / time.Duration(n)
 		go func() {
 			defer wg.Done()
-			t := cv.timers.afterFunc(churnLater, noop)
+			var t timer
+			if cv.timers != nil {
+				t = cv.timers.afterFunc(churnLater, noop)
+			}
 			cv.sleep(phase)
 			var k int64 // loops ended while measuring
 			for !stop.Load() {
-				t.Reset(churnSooner)
-				t.Reset(churnLater)
+				if t != nil {
+					t.Reset(churnSooner)
+					t.Reset(churnLater)
+				}
 				cv.sleep(churnSleep)
 				if measuring.Load() {
 					k++
 				}
 			}
-			t.Stop()
+			if t != nil {
+				t.Stop()
+			}
 			total.Add(k)
 		}()
 	}
