@@ -254,8 +254,10 @@ func (e *entry) inHeap(key int64) bool {
 
 // arm sets a new deadline, seen at now, and reports whether e was pending.
 // Unless the live holder is in the store and examined no later than when,
-// it files a new holder (and takes the old one out of the store). e.mu is
-// held.
+// it files a new holder (and takes the old one out of the store): in the
+// store again if the old one was there, however far the deadline, since a
+// timer that has lived to be filed is likely to live on and move again
+// (see placement.go). e.mu is held.
 func (e *entry) arm(now, when int64) (wasPending bool) {
 	wasPending = e.pending
 	p := -1 // the caller's P, read once, when needed
@@ -271,6 +273,9 @@ func (e *entry) arm(now, when int64) (wasPending bool) {
 	case e.holder == storeHolder && e.slot != (stash.Ref{}) && e.w.bucketStart(e.qb, now) <= when:
 	case e.holder == intakeHolder && when >= old:
 		// a listed deadline may only move later
+	case e.holder == storeHolder:
+		e.dropHolder()
+		e.w.file(e, now)
 	default:
 		e.dropHolder()
 		if p < 0 {

@@ -28,7 +28,12 @@ import (
 // A ticker due again within tickerNear stays in the near heap (fire.go). A
 // timer whose deadline moves later keeps its holder while that holder still
 // lies at or before the new deadline (entry.arm, Timer.Reset's CAS), and the
-// consumer re-files it when it meets it (refile).
+// consumer re-files it when it meets it (refile). One whose deadline moves
+// before its store holder is filed in the store again, however far ahead:
+// it has lived long enough to be filed once, and one listed instead would
+// be filed by the drain at the deadline it has then, which a deadline
+// pushed sooner and later in turn (a read deadline on every read) has
+// moved later again, so that each move sooner would list it anew.
 
 // exactWithin is the distance below which a timer is filed at its own
 // deadline. Beyond it, fileKey files it earlier, at a multiple of a coarser

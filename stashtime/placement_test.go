@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stashgo/stash/internal/stash"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestFileKey checks the placement table's store rows: a timer nearer than
@@ -90,5 +92,38 @@ func TestFileCapsAtReach(t *testing.T) {
 			t.Errorf("d %v: holder %v in the bucket at %d, want store at %d", time.Duration(d), e.holder, key-now, want-now)
 		}
 		w.store.Remove(e.slot, e)
+	}
+}
+
+// TestSoonerStaysInStore: a timer that the drain has filed in the store
+// and whose deadline then moves sooner, far ahead, is filed in the store
+// again, not listed in the intake; and a deadline that then moves sooner
+// and later in turn (a read deadline pushed on every read) keeps that
+// holder, where a listing would be filed at the later deadline and each
+// move sooner would list it anew.
+func TestSoonerStaysInStore(t *testing.T) {
+	w, clk := newManualWheel(t, 0)
+	tm := w.AfterFunc(10*time.Second, func() {})
+	defer tm.Stop()
+	e := tm.e
+	w.Sync() // the drain files it in the store
+	holderOf := func() (holder, stash.Ref) {
+		e.lock()
+		defer e.unlock()
+		return e.holder, e.slot
+	}
+	h, _ := holderOf()
+	require.Equal(t, storeHolder, h, "after the drain")
+
+	tm.Reset(5 * time.Second)
+	h, slot := holderOf()
+	require.Equal(t, storeHolder, h, "moved sooner, far ahead")
+	for range 10 {
+		tm.Reset(10 * time.Second)
+		clk.Advance(20 * time.Millisecond)
+		tm.Reset(5 * time.Second)
+		h, s := holderOf()
+		require.Equal(t, storeHolder, h)
+		require.Equal(t, slot, s, "a move sooner that the holder still serves keeps it")
 	}
 }
