@@ -57,7 +57,8 @@ type driver struct {
 		backlog    int
 	}
 
-	heldFor int // passes in a row held back by a reserved slot
+	heldFor   int   // passes in a row held back by a reserved slot
+	lastFired int64 // the deadline of the last timer a pass fired
 
 	stack  []int32    // scratch space for nearHeap.latest
 	peeped []int64    // scratch space for peepWake
@@ -75,16 +76,19 @@ func (w *Wheel) run() {
 		d.takeSyncs()
 		more, fired, held := d.pass()
 		if more {
-			// More is due. Let the callbacks just started run, and let
-			// any goroutine that comes by fire the next batch meanwhile:
-			// under load the Gosched puts the driver at the back of the
-			// global run queue.
+			// More is due. While the timers are on time, let the
+			// callbacks just started run, and any goroutine that comes
+			// by fire the next batch meanwhile. Once they are
+			// catchUpBeyond late, fire on: under load the Gosched puts
+			// the driver at the back of the global run queue, behind
+			// goroutines that may run a whole time slice each.
 			now := w.now()
+			behind := now-d.lastFired >= catchUpBeyond
 			w.helpAt.Store(now)
 			w.sleepUntil.Store(now)
 			d.release()
-			if fired > 0 {
-				runtime.Gosched()
+			if fired > 0 && !behind {
+				yieldBetweenBatches()
 			}
 			continue
 		}
@@ -184,8 +188,10 @@ func (d *driver) pass() (more bool, fired int, held bool) {
 		if fired >= w.maxBatch {
 			return true, fired, false
 		}
-		if d.fire(d.heap.pop(), now) {
+		it := d.heap.pop()
+		if d.fire(it, now) {
 			fired++
+			d.lastFired = it.key
 		}
 	}
 	held = !cut && len(d.heap) > 0 && d.heap[0].key <= now
@@ -212,6 +218,14 @@ func (d *driver) awaitProducer() {
 // yieldBeforeSleep is the driver's yield before it sleeps, when its pass
 // readied two or more goroutines; a test counts it.
 var yieldBeforeSleep = runtime.Gosched
+
+// yieldBetweenBatches is the driver's yield between two batches of timers
+// on time; a test counts it.
+var yieldBetweenBatches = runtime.Gosched
+
+// catchUpBeyond is how late the next due timer must be for the driver to
+// fire its next batch at once rather than yield first.
+const catchUpBeyond = int64(time.Millisecond)
 
 // pollerFailedPoll is how long the driver sleeps, in real time, when its
 // poller fails to.

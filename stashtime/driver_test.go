@@ -194,3 +194,34 @@ func TestYieldBeforeSleep(t *testing.T) {
 		require.Equal(t, int64(0), round(1), "round %d: a lone callback, no yield", i)
 	}
 }
+
+// TestCatchUpWithoutYield: between two batches of timers on time the
+// driver yields, so that the callbacks it started run; once the timers are
+// catchUpBeyond late it fires the next batch at once, since under load a
+// yield puts it behind goroutines that may each run a whole time slice.
+func TestCatchUpWithoutYield(t *testing.T) {
+	var yields atomic.Int64
+	yieldBetweenBatches = func() { yields.Add(1); runtime.Gosched() }
+	defer func() { yieldBetweenBatches = runtime.Gosched }()
+	w, clk := newManualWheelOpts(t, Options{MaxBatch: 8, Slack: -1})
+
+	// round fires 64 callbacks due in 1 ms once the clock is late past
+	// it, and returns how many times the driver yielded between batches.
+	round := func(late time.Duration) int64 {
+		var ran sync.WaitGroup
+		ran.Add(64)
+		for range 64 {
+			w.AfterFunc(time.Millisecond, ran.Done)
+		}
+		w.Sync()
+		before := yields.Load()
+		clk.Advance(time.Millisecond + late)
+		ran.Wait()
+		w.Sync()
+		return yields.Load() - before
+	}
+	for i := range 5 {
+		require.Positive(t, round(0), "round %d: on time, the driver yields between batches", i)
+		require.Zero(t, round(time.Duration(catchUpBeyond)), "round %d: late, it fires on", i)
+	}
+}
