@@ -3,7 +3,7 @@ package stashtime
 // Bursts: many timers due at one instant. Package time starts every due
 // AfterFunc goroutine before any runs, so with 100,000 due at once the
 // first callback runs ~160 ms late. The driver fires in batches of at most
-// Options.MaxBatch and yields between batches.
+// Options.MaxBatch and, while they are on time, yields between batches.
 
 import (
 	"fmt"
