@@ -125,17 +125,12 @@ func runChurn(cv churnVariant, n int, dur time.Duration) (cpuPerLoop float64, lo
 			total.Add(k)
 		}()
 	}
-	time.Sleep(dur / 4) // warm-up
-	c0 := processCPU()
-	measuring.Store(true)
-	time.Sleep(dur)
-	measuring.Store(false)
-	c1 := processCPU()
+	cpu := measureWindow(dur, &measuring)
 	stop.Store(true)
 	wg.Wait()
 	loops = total.Load()
 	if loops == 0 {
 		return nan, 0
 	}
-	return float64(c1-c0) / float64(loops), loops
+	return float64(cpu) / float64(loops), loops
 }

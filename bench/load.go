@@ -158,16 +158,22 @@ func runLoad(im *impl, lc loadCase, dur time.Duration) loadResult {
 			go runSleeper(im, lc.d, phase, &stop, &wg, record, hand)
 		}
 	}
-	time.Sleep(dur / 4) // warm-up
+	cpu := measureWindow(dur, &measuring)
+	n := fires.Load()
+	stop.Store(true)
+	wg.Wait()
+	return loadResult{fires: n, cpu: cpu, late: late}
+}
+
+// measureWindow lets a workload warm up for dur/4, then sets measuring
+// for dur and returns the process CPU spent meanwhile.
+func measureWindow(dur time.Duration, measuring *atomic.Bool) time.Duration {
+	time.Sleep(dur / 4)
 	c0 := processCPU()
 	measuring.Store(true)
 	time.Sleep(dur)
 	measuring.Store(false)
-	c1 := processCPU()
-	n := fires.Load()
-	stop.Store(true)
-	wg.Wait()
-	return loadResult{fires: n, cpu: c1 - c0, late: late}
+	return processCPU() - c0
 }
 
 // spin burns a little CPU.
