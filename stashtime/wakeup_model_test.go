@@ -349,7 +349,12 @@ func (m *wakeModel) advance(rt *rapid.T, step time.Duration) {
 		step = time.Nanosecond
 	}
 	m.w.Sync() // no wake-up pending from the steps before: the driver is on its own
+	// A callback that re-arms reads the clock and calls Reset under m.mu;
+	// the clock must not move between the two, or the wheel's deadline
+	// is later than the model's.
+	m.mu.Lock()
 	m.clk.Advance(step)
+	m.mu.Unlock()
 	m.sp.settle(m.t)
 }
 
