@@ -40,6 +40,7 @@ const (
 var loadCases = []loadCase{
 	{"afterfunc chain 1000x10ms", loadChain, 1000, 10 * time.Millisecond, false},
 	{"ticker 1000x10ms", loadTicker, 1000, 10 * time.Millisecond, false},
+	{"sleep 100x250µs", loadSleep, 100, 250 * time.Microsecond, false},
 	{"sleep 100x1ms", loadSleep, 100, time.Millisecond, false},
 	{"sleep 1000x10ms", loadSleep, 1000, 10 * time.Millisecond, false},
 	{"saturated chain 1000x10ms", loadChain, 1000, 10 * time.Millisecond, true},

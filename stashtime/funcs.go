@@ -67,14 +67,10 @@ func Tick(d Duration) <-chan Time {
 // Sleep pauses the current goroutine for at least the duration d. A
 // negative or zero duration causes Sleep to return immediately.
 //
-// A sleep of 8.4 ms or more (the distance from which the default slack is
-// at its cap) is package time's Sleep, unless SetDefaultOptions asked for
-// less slack: there the wheel's precision (524 µs) and the runtime's (a
-// millisecond or so) are of a size, and the runtime's own Sleep costs less
-// CPU, since it readies the sleeper on the P that runs its timer, where the
-// wheel wakes its driver's thread and then the sleeper's. Shorter sleeps
-// are on the wheel, many times closer to their deadlines than the
-// runtime's. Wheel.Sleep is always on its wheel.
+// A sleep of a millisecond or more is package time's Sleep, unless
+// SetDefaultOptions asked for less slack than the default (see
+// sleepOnRuntime). Shorter sleeps are on the wheel, many times closer to
+// their deadlines than the runtime's. Wheel.Sleep is always on its wheel.
 func Sleep(d Duration) {
 	if d <= 0 {
 		return
@@ -93,9 +89,19 @@ func Sleep(d Duration) {
 		return
 	}
 	w := Default()
-	if w.maxSlack >= int64(DefaultSlack) && int64(d) >= w.lookahead/2 {
+	if w.maxSlack >= int64(DefaultSlack) && d >= sleepOnRuntime {
 		time.Sleep(d)
 		return
 	}
 	w.sleep(now, d)
 }
+
+// sleepOnRuntime is the shortest Sleep that package time serves. The
+// runtime's timers fire on a millisecond's resolution: a sleep shorter
+// than that wakes most of a millisecond late, where the wheel's wakes in
+// tens of microseconds. From a millisecond on, the runtime's sleep is as
+// close to its deadline as the wheel's (go run ./bench -only load, the
+// sleep rows) and costs half the CPU: it readies the sleeper on the P
+// that runs its timer, where the wheel wakes its driver's thread and
+// then the sleeper's.
+const sleepOnRuntime = Duration(1e6)

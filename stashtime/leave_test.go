@@ -38,7 +38,7 @@ func init() {
 			verifyNone()
 		},
 		"just fired": func() {
-			Sleep(time.Millisecond)
+			Sleep(500 * time.Microsecond) // on the wheel, not the runtime
 			<-After(3 * time.Millisecond)
 			verifyNone()
 		},
