@@ -47,6 +47,7 @@ func requestRows(r *runner) {
 					stopAll(live)
 					live, liveOf = startLive(im, n, uint64(round)), im
 					runtime.GC()
+					im.settle()
 				}
 				res := runRequests(im, callers, r.cfg.requestTime)
 				k := implIndex(im)
