@@ -30,7 +30,7 @@
 // wait until a time.Time or for a time.Duration.
 //
 // The epoll poller's Wait is one system call, so the waiter needs no
-// runtime.LockOSThread for precision; a sleep of a millisecond or more
-// gives up the caller's P while it lasts. BenchmarkLateness compares both
+// runtime.LockOSThread for precision; a sleep of 5 ms or more gives up
+// the caller's P while it lasts. BenchmarkLateness compares both
 // pollers, locked and not, with time.Sleep and time.NewTimer.
 package poller
