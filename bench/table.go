@@ -93,15 +93,15 @@ func formatRowRatio(r row) string {
 	if t, s := formatValue(r.time, r.unit), formatValue(r.stash, r.unit); t == s && t != "failed" {
 		return "="
 	}
-	if r.unit == unitBytes { // as printed: a negative delta is 0 B
-		return formatRatio(max(r.time, 0), max(r.stash, 0))
-	}
 	return formatRatio(r.time, r.stash)
 }
 
-// formatRatio prints time/stash: "-" when either failed, "=" when both are 0,
-// "inf" when only stash is 0.
+// formatRatio prints time/stash: "-" when either failed, "=" when both
+// are 0, "inf" when only stash is 0. A difference of two measurements
+// (churn's "the Resets") can come out negative, within the noise of 0,
+// and counts as 0.
 func formatRatio(t, s float64) string {
+	t, s = max(t, 0), max(s, 0)
 	switch {
 	case math.IsNaN(t) || math.IsNaN(s):
 		return "-"
@@ -110,5 +110,5 @@ func formatRatio(t, s float64) string {
 	case s == 0:
 		return "inf"
 	}
-	return fmt.Sprintf("%.2fx", max(t/s, 0)+0) // a negative delta (noise) shows as 0
+	return fmt.Sprintf("%.2fx", t/s)
 }

@@ -19,6 +19,8 @@ func TestFormat(t *testing.T) {
 		{formatRatio(nan, 1), "-"},
 		{formatValue(-0.2, unitBytes), "0 B"},
 		{formatRatio(-0.2, 430), "0.00x"},
+		{formatRatio(98.6, -0.2), "inf"},
+		{formatRatio(-1, -0.2), "="},
 		{formatRowRatio(row{unit: unitBytes, time: -0.2, stash: 0.4}), "="},
 		{formatRowRatio(row{unit: unitBytes, time: 104, stash: 65}), "1.60x"},
 		// A retained-bytes figure below zero (noise) prints as zero, in
