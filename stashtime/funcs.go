@@ -89,11 +89,18 @@ func Sleep(d Duration) {
 		return
 	}
 	w := Default()
-	if w.maxSlack >= int64(DefaultSlack) && d >= sleepOnRuntime {
+	if w.sleepsOnRuntime(d) {
 		time.Sleep(d)
 		return
 	}
 	w.sleep(now, d)
+}
+
+// sleepsOnRuntime reports whether the package-level Sleep(d) on w, the
+// default wheel, is package time's: from sleepOnRuntime on, unless
+// SetDefaultOptions asked for less slack than the default.
+func (w *Wheel) sleepsOnRuntime(d Duration) bool {
+	return w.maxSlack >= int64(DefaultSlack) && d >= sleepOnRuntime
 }
 
 // sleepOnRuntime is the shortest Sleep that package time serves. The
