@@ -94,6 +94,12 @@
 // timers of one wake-up; across wake-ups a timer may fire before one due
 // earlier only within the latter's slack.
 //
+// The package-level Sleep of a millisecond or more is package time's Sleep:
+// the runtime's timers fire on a millisecond's resolution, so from there on
+// its sleep is as close to the deadline as the wheel's, at half the CPU.
+// Shorter sleeps, and every sleep on a default wheel configured for less
+// slack than DefaultSlack, are on the wheel; Wheel.Sleep always is.
+//
 // # Who fires timers
 //
 // The consumer role passes between the driver and the goroutines that use
