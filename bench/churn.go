@@ -68,7 +68,7 @@ func churn(r *runner) {
 			r.prog.running(who, what)
 			cpuPerLoop, loops := runChurn(cv, n, r.cfg.churnTime)
 			if loops == 0 {
-				errs = append(errs, fmt.Sprintf("%s, %s: no loop completed", cv.timers.name, what))
+				errs = append(errs, fmt.Sprintf("%s, %s: no loop completed", who, what))
 			}
 			cpu[v] = append(cpu[v], cpuPerLoop)
 			runtime.GC()
