@@ -20,7 +20,7 @@ import (
 // system call, which keeps the goroutine on one thread while it lasts, so
 // a lock would add no precision; and a locked goroutine that yields or
 // blocks hands its P to another thread and back, two thread switches each
-// time: a ticker's fire cost twice the runtime's CPU that way.
+// time: 1000 tickers of 10 ms cost about 0.3 µs more per tick that way.
 //
 // Each pass walks every bucket that starts before now plus the lookahead
 // (see precision.go) and examines each holder met: a stale or stopped one
@@ -223,8 +223,8 @@ var yieldBeforeSleep = runtime.Gosched
 // on time; a test counts it.
 var yieldBetweenBatches = runtime.Gosched
 
-// catchUpBeyond is how late the next due timer must be for the driver to
-// fire its next batch at once rather than yield first.
+// catchUpBeyond is how late the last timer a batch fired must be for the
+// driver to fire the next batch at once rather than yield first.
 const catchUpBeyond = int64(time.Millisecond)
 
 // pollerFailedPoll is how long the driver sleeps, in real time, when its
