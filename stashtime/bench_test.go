@@ -190,6 +190,33 @@ func BenchmarkTickerReset(b *testing.B) {
 	})
 }
 
+// BenchmarkAfterFuncDueNow: AfterFunc(0, f) then wait for f to run, and
+// the same with Reset(0) of one AfterFunc timer; an op is the round trip
+// from the call to f. The pattern of a deadline computed to be already
+// past, and of time's TestZeroTimer.
+func BenchmarkAfterFuncDueNow(b *testing.B) {
+	benchReleaseLive()
+	for _, how := range []string{"AfterFunc", "Reset"} {
+		b.Run("call="+how, func(b *testing.B) {
+			benchEachImpl(b, func(b *testing.B, im *benchImpl) {
+				ran := make(chan struct{}, 1)
+				f := func() { ran <- struct{}{} }
+				t := im.afterFunc(time.Hour, f)
+				t.Stop()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if how == "Reset" {
+						t.Reset(0)
+					} else {
+						im.afterFunc(0, f)
+					}
+					<-ran
+				}
+			})
+		})
+	}
+}
+
 // BenchmarkBytesPerTimer measures the heap each live timer costs: the
 // HeapAlloc growth, across runtime.GC(), of starting 100k timers with
 // deadlines random in [1s, 60s) or [1h, 2h), divided by 100k (metric

@@ -216,8 +216,8 @@ func TestConformanceDeadlineOrderNearHeap(t *testing.T) {
 }
 
 // d <= 0 means due now: a channel timer's value is receivable before
-// NewTimer (or Reset) returns, and it is the instant of the call; AfterFunc
-// fires without the clock moving.
+// NewTimer (or Reset) returns, and it is the instant of the call; an
+// AfterFunc's f starts before AfterFunc (or Reset) returns.
 func TestConformanceNonPositiveDuration(t *testing.T) {
 	m := newTestWheel(t, stashtime.Options{})
 	m.advance(stdtime.Duration(7*bucketNs + 3))
@@ -239,10 +239,24 @@ func TestConformanceNonPositiveDuration(t *testing.T) {
 		}
 		mustRecv(t, tm.C, now, fmt.Sprintf("second Reset(%v)", d))
 
-		ran := make(chan struct{})
-		m.AfterFunc(d, func() { close(ran) })
-		m.Sync()
+		// AfterFunc: f has started when the call returns, with no pass
+		// of the driver (no Sync), so Stop finds the timer fired.
+		ran := make(chan struct{}, 1)
+		ft := m.AfterFunc(d, func() { ran <- struct{}{} })
+		if ft.Stop() {
+			t.Fatalf("Stop after AfterFunc(%v) = true", d)
+		}
 		waitChan(t, ran, fmt.Sprintf("AfterFunc(%v)", d))
+		// Reset to d <= 0 of a pending one: the same, and it reports
+		// the timer was pending.
+		ft = m.AfterFunc(stdtime.Hour, func() { ran <- struct{}{} })
+		if !ft.Reset(d) {
+			t.Fatalf("Reset(%v) of a pending AfterFunc timer = false", d)
+		}
+		if ft.Stop() {
+			t.Fatalf("Stop after Reset(%v) of an AfterFunc timer = true", d)
+		}
+		waitChan(t, ran, fmt.Sprintf("AfterFunc timer Reset(%v)", d))
 	}
 	// Nothing armed for d <= 0 fires again later.
 	tm := m.NewTimer(0)

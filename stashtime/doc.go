@@ -155,7 +155,8 @@
 //     received.
 //   - A timer fires up to its slack after its deadline (see Precision),
 //     and delivers its value then, not at the moment a receiver looks. A
-//     timer made or reset with d <= 0 delivers before the call returns.
+//     timer made or reset with d <= 0 delivers before the call returns (an
+//     AfterFunc timer's f has started in its goroutine by then).
 //   - GODEBUG=asynctimerchan=1 does not apply: the Go 1.23 semantics always
 //     do.
 //   - Timers made by the package-level functions inside a testing/synctest

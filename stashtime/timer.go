@@ -67,6 +67,13 @@ func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
 	}
 	ft.e.setFn(f)
 	ft.t.e = &ft.e
+	if d <= 0 {
+		// Due now: f starts before AfterFunc returns, as a channel
+		// timer's value is sent, with no round trip through the driver.
+		w.fired.Add(1)
+		go call(f)
+		return &ft.t
+	}
 	w.start(&ft.e, now, deadline(now, d))
 	return &ft.t
 }
@@ -177,6 +184,14 @@ func (t *Timer) Reset(d Duration) bool {
 			e.unlock()
 			return was || discarded
 		}
+	} else if d <= 0 && e.kind == kindFunc { // due now: f starts at once
+		was := e.disarm()
+		e.dropHolder()
+		f := e.fn()
+		w.fired.Add(1)
+		e.unlock()
+		go call(f)
+		return was
 	}
 	was := e.arm(now, when)
 	e.unlock()
