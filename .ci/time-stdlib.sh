@@ -2,7 +2,9 @@
 # time-stdlib.sh runs the Go toolchain's own timer tests against stashtime:
 # sleep_test.go and tick_test.go (package time_test) from
 # $(go env GOROOT)/src/time are copied into a temporary module, their
-# import of "time" is rewritten to stashtime, and go test runs them.
+# import of "time" is rewritten to stashtime, and go test runs them, with
+# example_test.go, whose examples (output checked) use the rest of the API
+# through stashtime's re-exports.
 #
 #   bash .ci/time-stdlib.sh            # from anywhere in the repository
 #   RACE=1 bash .ci/time-stdlib.sh     # with -race
@@ -20,6 +22,10 @@
 #     makes a runtime timer that only time's internals can (due now, with a
 #     period of 1<<63-1); the shim makes the nearest the API allows, a
 #     ticker of that period, and checks that a short timer still fires.
+#   - time's internal_test.go makes US Pacific the Local zone for its
+#     tests, as only package time can; TZ=America/Los_Angeles does the same
+#     from outside (shim_test.go imports time/tzdata, should the system
+#     have no zoneinfo).
 #
 # One known difference is skipped, not shimmed: TestTimerGC's subtests
 # After, Tick, NewTimer and NewTicker count the allocations left after
@@ -38,9 +44,11 @@ trap 'rm -rf "$tmp"' EXIT
 goversion=$(go env GOVERSION) # go1.26.8
 goversion=${goversion#go}
 
-for f in sleep_test.go tick_test.go; do
+for f in sleep_test.go tick_test.go example_test.go; do
 	[ -f "$src/$f" ] || { echo "time-stdlib: no $src/$f" >&2; exit 1; }
-	sed -e 's#^\t\. "time"$#\t. "github.com/stashgo/stash/stashtime"#' "$src/$f" >"$tmp/$f"
+	sed -e 's#^\t\. "time"$#\t. "github.com/stashgo/stash/stashtime"#' \
+		-e 's#^\t"time"$#\ttime "github.com/stashgo/stash/stashtime"#' \
+		"$src/$f" >"$tmp/$f"
 	if grep -q '"time"' "$tmp/$f"; then
 		echo "time-stdlib: $f still imports \"time\"" >&2
 		exit 1
@@ -71,7 +79,10 @@ fi
 cat >"$tmp/shim_test.go" <<'GO'
 package time_test
 
-import . "github.com/stashgo/stash/stashtime"
+import (
+	. "github.com/stashgo/stash/stashtime"
+	_ "time/tzdata"
+)
 
 // Interrupt is time's hook that wakes a sleeping thread on plan9; on unix
 // it does nothing.
@@ -100,13 +111,13 @@ MOD
 cp "$repo/go.sum" "$tmp/go.sum"
 
 cd "$tmp"
-echo "time-stdlib: sleep_test.go and tick_test.go from $src, Go $goversion"
-export GOWORK=off GOFLAGS=-mod=mod
+echo "time-stdlib: sleep_test.go, tick_test.go and example_test.go from $src, Go $goversion"
+export GOWORK=off GOFLAGS=-mod=mod TZ=America/Los_Angeles
 race=()
 [ -n "${RACE:-}" ] && race=(-race)
 skip='^TestTimerGC$/^(After|Tick|NewTimer|NewTicker)$'
 go test "${race[@]}" -count=1 -v -skip "$skip" . 2>&1 | tee "$tmp/out" | grep -E '^(--- FAIL|FAIL|ok|PASS|panic)' || true
-pass=$(grep -c '^--- PASS' "$tmp/out" || true)
+pass=$(grep -c '^--- PASS' "$tmp/out" || true) # examples included
 fail=$(grep -c '^--- FAIL' "$tmp/out" || true)
 echo "time-stdlib: $pass passed, $fail failed (TestTimerGC's four abandoned-timer subtests skipped)"
 if ! grep -q '^ok' "$tmp/out"; then
