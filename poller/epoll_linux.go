@@ -158,7 +158,7 @@ func (p *epollPoller) signalFD() {
 	binary.NativeEndian.PutUint64(one[:], 1)
 	for {
 		// EAGAIN means the counter is saturated: readable anyway.
-		if _, err := unix.Write(p.efd, one[:]); err != unix.EINTR {
+		if err := rawWrite(p.efd, one[:]); err != unix.EINTR {
 			return
 		}
 	}
@@ -168,7 +168,7 @@ func (p *epollPoller) signalFD() {
 // to read: spurious readiness) is fine.
 func (p *epollPoller) drain(fd int) {
 	for {
-		if _, err := unix.Read(fd, p.buf[:]); err != unix.EINTR {
+		if err := rawRead(fd, p.buf[:]); err != unix.EINTR {
 			return
 		}
 	}
@@ -310,7 +310,7 @@ func (p *epollPoller) arm(deadline int64) error {
 		// years of uptime, instead of waking at once or failing.
 		spec.Value = unix.Timespec{Sec: math.MaxInt32}
 	}
-	if err := unix.TimerfdSettime(p.tfd, unix.TFD_TIMER_ABSTIME, &spec, nil); err != nil {
+	if err := rawTimerfdSettime(p.tfd, unix.TFD_TIMER_ABSTIME, &spec); err != nil {
 		p.armed = 0
 		return fmt.Errorf("poller: timerfd_settime: %w", err)
 	}
