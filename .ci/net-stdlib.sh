@@ -9,7 +9,8 @@
 #     copied into a temporary module as package net_test, every connection
 #     they dial or accept wrapped with stashnet;
 #   - golang.org/x/net/nettest.TestConn on both ends of a wrapped loopback
-#     TCP connection (.ci/testdata/net-stdlib/nettest_test.go).
+#     TCP connection, with and without an idle timeout
+#     (.ci/testdata/net-stdlib/nettest_test.go).
 #
 #   bash .ci/net-stdlib.sh            # from anywhere in the repository
 #   RACE=1 bash .ci/net-stdlib.sh     # with -race
