@@ -84,6 +84,9 @@ mod rate golang.org/x/time@v0.16.0 time
 mod backoff github.com/cenkalti/backoff/v4@v4.3.0 time -vet=off # upstream's example_test.go fails go vet, swapped or not
 mod yamux github.com/hashicorp/yamux@v0.1.2 time
 mod gocache github.com/patrickmn/go-cache@v2.1.0+incompatible time
+mod lru github.com/hashicorp/golang-lru/v2@v2.0.7 time # expirable: a ticker purges expired entries
+mod bigcache github.com/allegro/bigcache/v3@v3.1.0 time -vet=off # upstream's tests fail go vet (non-constant format strings), swapped or not
+mod gobreaker github.com/sony/gobreaker/v2@v2.4.0 time
 mod ratelimit go.uber.org/ratelimit@v0.3.1 time
 mod retrygo github.com/avast/retry-go/v4@v4.7.0 time
 # Contexts: errgroup and semaphore, retry libraries, a connection pool.
