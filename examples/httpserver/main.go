@@ -29,7 +29,15 @@
 //
 // -cpuprofile and -trace write a CPU profile and an execution trace of
 // the measured window of each listener, to the file named with the
-// listener's name appended (prof.net, prof.stash).
+// listener's name appended (prof.net, prof.stash); with -rounds, of its
+// last run.
+//
+// A loaded or shared machine makes one run of each a coin toss: -rounds N
+// runs each listener N times, net first in odd rounds and stash first in
+// even ones, and the ratios at the end are of the medians. Beside two busy
+// processes (sh -c 'while :; do :; done', twice), say:
+//
+//	go run ./examples/httpserver -short -rounds 5
 //
 // Under a heavy load a connection may wait long for its turn: the timeouts
 // (-rht, -idle) must leave room for that, or loaded connections fail.
@@ -57,6 +65,7 @@ type options struct {
 	rht      time.Duration // ReadHeaderTimeout
 	idle     time.Duration // IdleTimeout
 	impl     string        // "net", "stash" or "both"
+	rounds   int           // runs per listener; with both, in alternating order
 	cpuprof  string        // CPU profile file prefix, or ""
 	trace    string        // execution trace file prefix, or ""
 	redial   bool          // dial again when the server closes a loaded connection
@@ -69,6 +78,7 @@ func defaultOptions() options {
 		rht:      2 * time.Second,
 		idle:     4 * time.Second,
 		impl:     "both",
+		rounds:   1,
 	}
 }
 
@@ -79,6 +89,7 @@ func main() {
 	flag.DurationVar(&o.rht, "rht", o.rht, "the server's ReadHeaderTimeout (ReadTimeout and WriteTimeout are twice it)")
 	flag.DurationVar(&o.idle, "idle", o.idle, "the server's IdleTimeout")
 	flag.StringVar(&o.impl, "impl", o.impl, "`listener`: net, stash or both")
+	flag.IntVar(&o.rounds, "rounds", o.rounds, "`runs` per listener, alternating which goes first; the ratios are of medians")
 	short := flag.Bool("short", false, "short timeouts: -conns 200 -rht 50ms -idle 30ms, unless set")
 	flag.StringVar(&o.cpuprof, "cpuprofile", "", "write each listener's CPU profile of the window to `file`.impl")
 	flag.StringVar(&o.trace, "trace", "", "write each listener's execution trace of the window to `file`.impl")

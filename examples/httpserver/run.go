@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
@@ -66,12 +67,18 @@ func run(ctx context.Context, o options, w io.Writer) error {
 	fmt.Fprintf(w, "%d keep-alive connections; ReadHeaderTimeout %v, ReadTimeout and WriteTimeout %v, IdleTimeout %v; %v per listener; GOMAXPROCS %d\n",
 		o.conns, o.rht, 2*o.rht, o.idle, o.duration, runtime.GOMAXPROCS(0))
 	var rs []result
-	for _, impl := range impls {
-		r, err := runImpl(ctx, impl, o)
-		if err != nil {
-			return fmt.Errorf("%s: %w", impl, err)
+	for round := range o.rounds {
+		for i := range impls {
+			impl := impls[i]
+			if round%2 == 1 { // the other goes first
+				impl = impls[len(impls)-1-i]
+			}
+			r, err := runImpl(ctx, impl, o)
+			if err != nil {
+				return fmt.Errorf("%s: %w", impl, err)
+			}
+			rs = append(rs, r)
 		}
-		rs = append(rs, r)
 	}
 	if err := writeReport(w, rs); err != nil {
 		return err
@@ -85,6 +92,8 @@ func (o options) validate() error {
 		return errors.New("-conns must be at least 1")
 	case o.duration <= 0 || o.rht <= 0 || o.idle <= 0:
 		return errors.New("-duration, -rht and -idle must be positive")
+	case o.rounds < 1:
+		return errors.New("-rounds must be at least 1")
 	case o.impl != "net" && o.impl != "stash" && o.impl != "both":
 		return fmt.Errorf("unknown -impl %q: want net, stash or both", o.impl)
 	}
@@ -184,13 +193,31 @@ func writeReport(w io.Writer, rs []result) error {
 			r.impl, float64(r.switches)/float64(max(r.reqs, 1)),
 			float64(r.fired)/r.elapsed.Seconds(), float64(r.wakes)/r.elapsed.Seconds())
 	}
-	if len(rs) == 2 {
-		base, r := rs[0], rs[1]
-		_, err := fmt.Fprintf(w, "%s/%s: req/s %.2fx, CPU/req %.2fx\n", r.impl, base.impl,
-			r.rate()/base.rate(), float64(r.cpuPerReq())/float64(base.cpuPerReq()))
-		return err
+	rate := map[string][]float64{}
+	cpu := map[string][]float64{}
+	for _, r := range rs {
+		rate[r.impl] = append(rate[r.impl], r.rate())
+		cpu[r.impl] = append(cpu[r.impl], float64(r.cpuPerReq()))
 	}
-	return nil
+	if len(rate["net"]) == 0 || len(rate["stash"]) == 0 {
+		return nil
+	}
+	of := ""
+	if n := len(rate["net"]); n > 1 {
+		of = fmt.Sprintf(" (medians of %d runs each)", n)
+	}
+	_, err := fmt.Fprintf(w, "stash/net: req/s %.2fx, CPU/req %.2fx%s\n",
+		median(rate["stash"])/median(rate["net"]), median(cpu["stash"])/median(cpu["net"]), of)
+	return err
+}
+
+// median returns the median of xs, not empty; it sorts xs.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 0 {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+	return xs[len(xs)/2]
 }
 
 // check fails unless each run observed both timeouts, neither early, and
