@@ -21,6 +21,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$repo/.ci/stdlib.sh"
 src="$(go env GOROOT)/src/context"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -61,29 +62,6 @@ if grep -qE 'XTest[A-Za-z]*\(|asan\.' "$tmp/x_test.go"; then
 	exit 1
 fi
 
-cat >"$tmp/go.mod" <<MOD
-module stashcontext.test/contextstd
-
-go $goversion
-
-require github.com/stashgo/stash v0.0.0
-
-replace github.com/stashgo/stash => $repo
-MOD
-# stash's own go.sum covers its dependencies: nothing is fetched but what
-# the repository's CI has already downloaded.
-cp "$repo/go.sum" "$tmp/go.sum"
-
-cd "$tmp"
+stdlib_module "$tmp" stashcontext.test/contextstd "$repo"
 echo "context-stdlib: $n test files from $src, Go $goversion"
-export GOWORK=off GOFLAGS=-mod=mod
-race=()
-[ -n "${RACE:-}" ] && race=(-race)
-go test "${race[@]}" -count=1 -v . 2>&1 | tee "$tmp/out" | grep -E '^(--- FAIL|FAIL|ok|PASS|panic)' || true
-pass=$(grep -c '^--- PASS' "$tmp/out" || true)
-fail=$(grep -c '^--- FAIL' "$tmp/out" || true)
-echo "context-stdlib: $pass passed, $fail failed"
-if ! grep -q '^ok' "$tmp/out"; then
-	grep -E -A20 '^--- FAIL|^panic|cannot|undefined' "$tmp/out" | head -80
-	exit 1
-fi
+stdlib_test context-stdlib "$tmp" ""

@@ -36,6 +36,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$repo/.ci/stdlib.sh"
 src="$(go env GOROOT)/src/net"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -73,29 +74,8 @@ if ! grep -q '^package net_test$' "$f" || ! grep -q 'stashDial(' "$f"; then
 fi
 cp "$repo/.ci/testdata/net-stdlib/"*_test.go "$tmp/"
 
-cat >"$tmp/go.mod" <<MOD
-module stashnet.test/netstd
-
-go $goversion
-
-require github.com/stashgo/stash v0.0.0
-
-replace github.com/stashgo/stash => $repo
-MOD
-cp "$repo/go.sum" "$tmp/go.sum"
-
-cd "$tmp"
-export GOWORK=off GOFLAGS=-mod=mod
-go get "$xnet" >/dev/null 2>&1
-tests=$(grep -h '^func Test' ./*_test.go | grep -vc '^func TestMain(')
+stdlib_module "$tmp" stashnet.test/netstd "$repo"
+(cd "$tmp" && GOWORK=off GOFLAGS=-mod=mod go get "$xnet" >/dev/null 2>&1)
+tests=$(grep -h '^func Test' "$tmp"/*_test.go | grep -vc '^func TestMain(')
 echo "net-stdlib: $tests tests: timeout_test.go's from $src (Go $goversion), and $xnet's nettest.TestConn"
-race=()
-[ -n "${RACE:-}" ] && race=(-race)
-go test "${race[@]}" -count=1 -v . 2>&1 | tee "$tmp/out" | grep -E '^(--- FAIL|FAIL|ok|PASS|panic)|^net-stdlib' || true
-pass=$(grep -c -- '--- PASS' "$tmp/out" || true)
-fail=$(grep -c -- '--- FAIL' "$tmp/out" || true)
-echo "net-stdlib: $pass passed, $fail failed (subtests included)"
-if ! grep -q '^ok' "$tmp/out"; then
-	grep -E -B2 -A20 -- '--- FAIL|^panic|cannot|undefined' "$tmp/out" | head -80
-	exit 1
-fi
+stdlib_test net-stdlib "$tmp" ""

@@ -37,6 +37,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$repo/.ci/stdlib.sh"
 src="$(go env GOROOT)/src/time"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -97,30 +98,8 @@ func CheckRuntimeTimerPeriodOverflow() {
 }
 GO
 
-cat >"$tmp/go.mod" <<MOD
-module stashtime.test/timestd
-
-go $goversion
-
-require github.com/stashgo/stash v0.0.0
-
-replace github.com/stashgo/stash => $repo
-MOD
-# stash's own go.sum covers its dependencies: nothing is fetched but what
-# the repository's CI has already downloaded.
-cp "$repo/go.sum" "$tmp/go.sum"
-
-cd "$tmp"
+stdlib_module "$tmp" stashtime.test/timestd "$repo"
 echo "time-stdlib: sleep_test.go, tick_test.go and example_test.go from $src, Go $goversion"
-export GOWORK=off GOFLAGS=-mod=mod TZ=America/Los_Angeles
-race=()
-[ -n "${RACE:-}" ] && race=(-race)
-skip='^TestTimerGC$/^(After|Tick|NewTimer|NewTicker)$'
-go test "${race[@]}" -count=1 -v -skip "$skip" . 2>&1 | tee "$tmp/out" | grep -E '^(--- FAIL|FAIL|ok|PASS|panic)' || true
-pass=$(grep -c '^--- PASS' "$tmp/out" || true) # examples included
-fail=$(grep -c '^--- FAIL' "$tmp/out" || true)
-echo "time-stdlib: $pass passed, $fail failed (TestTimerGC's four abandoned-timer subtests skipped)"
-if ! grep -q '^ok' "$tmp/out"; then
-	grep -E -B2 -A20 '^\s*--- FAIL|^panic|cannot|undefined' "$tmp/out" | head -80
-	exit 1
-fi
+export TZ=America/Los_Angeles
+stdlib_test time-stdlib "$tmp" "(examples included; TestTimerGC's four abandoned-timer subtests skipped)" \
+	-skip '^TestTimerGC$/^(After|Tick|NewTimer|NewTicker)$'
