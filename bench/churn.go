@@ -78,12 +78,12 @@ func churn(r *runner) {
 	}
 	name := fmt.Sprintf("churn %s Reset sooner/later", measure.Count(n))
 	r.res.add(row{workload: name + ", time.Sleep", metric: "CPU/loop", unit: unitNs,
-		time: median(cpu[0]), stash: median(cpu[1]), note: joinErrs(errs)})
+		time: measure.Median(cpu[0]), stash: measure.Median(cpu[1]), note: joinErrs(errs)})
 	r.res.add(row{workload: name + ", own Sleep", metric: "CPU/loop", unit: unitNs,
-		time: median(cpu[0]), stash: median(cpu[2])})
-	floor := median(cpu[3])
+		time: measure.Median(cpu[0]), stash: measure.Median(cpu[2])})
+	floor := measure.Median(cpu[3])
 	r.res.add(row{workload: name + ", the Resets", metric: "CPU/loop - floor", unit: unitNs,
-		time: median(cpu[0]) - floor, stash: median(cpu[1]) - floor,
+		time: measure.Median(cpu[0]) - floor, stash: measure.Median(cpu[1]) - floor,
 		note: "the floor is a loop that only sleeps (time.Sleep): " + formatNs(floor)})
 }
 

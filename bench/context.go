@@ -67,14 +67,14 @@ func contextRows(r *runner) {
 		wl := fmt.Sprintf("withtimeout-cancel live=%s", measure.Count(n))
 		for done, suffix := range []string{"", ", Done"} {
 			rw := row{workload: wl, metric: "ns/op" + suffix, unit: unitNs,
-				time: median(ns[done][0]), stash: median(ns[done][1])}
+				time: measure.Median(ns[done][0]), stash: measure.Median(ns[done][1])}
 			if i == 0 && done == 0 {
 				rw.note = "the time column is package context, stash is stashcontext; " +
 					"\"Done\": the Done channel asked for before cancel (a timer on stash's wheel then watches the deadline)"
 			}
 			r.res.add(rw)
 			r.res.add(row{workload: wl, metric: "B/op" + suffix, unit: unitBytes,
-				time: median(bytes[done][0]), stash: median(bytes[done][1])})
+				time: measure.Median(bytes[done][0]), stash: measure.Median(bytes[done][1])})
 		}
 	}
 }

@@ -77,10 +77,10 @@ func load(r *runner) {
 			rw.metric = "CPU/fire (incl. busy loops)"
 		}
 		if len(cpu[0]) > 0 {
-			rw.time = median(cpu[0])
+			rw.time = measure.Median(cpu[0])
 		}
 		if len(cpu[1]) > 0 {
-			rw.stash = median(cpu[1])
+			rw.stash = measure.Median(cpu[1])
 		}
 		if !lc.busy {
 			r.res.add(rw)

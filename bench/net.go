@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stashgo/stash/internal/loopback"
+	"github.com/stashgo/stash/internal/measure"
 	"github.com/stashgo/stash/stashnet"
 )
 
@@ -99,7 +100,7 @@ func netRows(r *runner) {
 			}
 		}
 		r.res.add(row{workload: v.workload, metric: v.metric, unit: unitNs,
-			time: median(ns[0]), stash: median(ns[1])})
+			time: measure.Median(ns[0]), stash: measure.Median(ns[1])})
 	}
 	client.SetReadDeadline(time.Time{})
 	httpRows(r)

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stashgo/stash/internal/measure"
 	"github.com/stashgo/stash/stashnet"
 )
 
@@ -55,8 +56,8 @@ func httpRows(r *runner) {
 			}
 		}
 		wl := fmt.Sprintf("net http %s", s.name)
-		r.res.add(row{workload: wl, metric: "ns wall/req", unit: unitNs, time: median(wall[0]), stash: median(wall[1])})
-		r.res.add(row{workload: wl, metric: "ns CPU/req", unit: unitNs, time: median(cpu[0]), stash: median(cpu[1])})
+		r.res.add(row{workload: wl, metric: "ns wall/req", unit: unitNs, time: measure.Median(wall[0]), stash: measure.Median(wall[1])})
+		r.res.add(row{workload: wl, metric: "ns CPU/req", unit: unitNs, time: measure.Median(cpu[0]), stash: measure.Median(cpu[1])})
 	}
 }
 

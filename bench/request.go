@@ -68,9 +68,9 @@ func requestRows(r *runner) {
 		stopAll(live)
 		wl := fmt.Sprintf("request timeout %s live", measure.Count(n))
 		r.res.add(row{workload: wl, metric: "ns wall/req", unit: unitNs,
-			time: median(wall[0]), stash: median(wall[1]), note: joinErrs(errs)})
+			time: measure.Median(wall[0]), stash: measure.Median(wall[1]), note: joinErrs(errs)})
 		r.res.add(row{workload: wl, metric: "ns CPU/req", unit: unitNs,
-			time: median(cpu[0]), stash: median(cpu[1])})
+			time: measure.Median(cpu[0]), stash: measure.Median(cpu[1])})
 	}
 }
 

@@ -1,28 +1,9 @@
 package main
 
 import (
-	"math"
 	"testing"
 	"time"
 )
-
-func TestMedian(t *testing.T) {
-	for _, c := range []struct {
-		in   []float64
-		want float64
-	}{
-		{[]float64{3, 1, 2}, 2},
-		{[]float64{4, 1, 3, 2}, 2.5},
-		{[]float64{nan, 5}, 5},
-	} {
-		if got := median(c.in); got != c.want {
-			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
-		}
-	}
-	if got := median([]float64{nan}); !math.IsNaN(got) {
-		t.Errorf("median(NaN) = %v, want NaN", got)
-	}
-}
 
 func TestPercentile(t *testing.T) {
 	var ds []time.Duration

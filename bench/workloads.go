@@ -150,13 +150,13 @@ func (r *runner) opsRows(name string, mk func(*impl) func(*testing.B)) {
 			}
 		}
 		wl := fmt.Sprintf("%s live=%s", name, measure.Count(n))
-		t, s := median(ns[0]), median(ns[1])
+		t, s := measure.Median(ns[0]), measure.Median(ns[1])
 		r.res.add(row{workload: wl, metric: "ns/op", unit: unitNs, time: t, stash: s})
 		r.res.addPoint(name, implTime.name, point{n, t})
 		r.res.addPoint(name, implStash.name, point{n, s})
 		if i == 0 {
 			r.res.add(row{workload: wl, metric: "allocs/op", unit: unitCount,
-				time: median(allocs[0]), stash: median(allocs[1])})
+				time: measure.Median(allocs[0]), stash: measure.Median(allocs[1])})
 		}
 	}
 }
@@ -215,7 +215,7 @@ func resetLater(r *runner) {
 			}
 		}
 		r.res.add(row{workload: wl, metric: v.metric, unit: unitNs,
-			time: median(ns[0]), stash: median(ns[1])})
+			time: measure.Median(ns[0]), stash: measure.Median(ns[1])})
 	}
 }
 
@@ -240,7 +240,7 @@ func memory(r *runner) {
 		r.res.add(row{
 			workload: fmt.Sprintf("memory %s N=%s", kind, measure.Count(n)),
 			metric:   fmt.Sprintf("B/timer, d in [%s,%s)", shortDur(liveMin), shortDur(liveMin+liveSpan)),
-			unit:     unitBytes, time: median(b[0]), stash: median(b[1]),
+			unit:     unitBytes, time: measure.Median(b[0]), stash: measure.Median(b[1]),
 		})
 	}
 	// What a stopped timer leaves behind: memory should be O(live), so
@@ -256,7 +256,7 @@ func memory(r *runner) {
 	r.res.add(row{
 		workload: fmt.Sprintf("memory stopped N=%s", measure.Count(n)),
 		metric:   fmt.Sprintf("B retained/timer, d in [%s,%s)", shortDur(liveMin), shortDur(liveMin+liveSpan)),
-		unit:     unitBytes, time: median(b[0]), stash: median(b[1]),
+		unit:     unitBytes, time: measure.Median(b[0]), stash: measure.Median(b[1]),
 	})
 }
 
@@ -329,7 +329,7 @@ func drain(r *runner) {
 		}
 	}
 	r.res.add(row{workload: "drain " + measure.Count(n), metric: "deadline to last callback", unit: unitNs,
-		time: median(last[0]), stash: median(last[1]), note: joinErrs(errs)})
+		time: measure.Median(last[0]), stash: measure.Median(last[1]), note: joinErrs(errs)})
 }
 
 // burst: cfg.burstN AfterFunc timers due at one instant; how late the first
@@ -354,9 +354,9 @@ func burst(r *runner) {
 	}
 	wl := "burst " + measure.Count(n)
 	r.res.add(row{workload: wl, metric: "first callback late", unit: unitNs,
-		time: median(first[0]), stash: median(first[1]), note: joinErrs(errs)})
+		time: measure.Median(first[0]), stash: measure.Median(first[1]), note: joinErrs(errs)})
 	r.res.add(row{workload: wl, metric: "last callback late", unit: unitNs,
-		time: median(last[0]), stash: median(last[1]), note: joinErrs(errs)})
+		time: measure.Median(last[0]), stash: measure.Median(last[1]), note: joinErrs(errs)})
 }
 
 func durOrNaN(d time.Duration) float64 {

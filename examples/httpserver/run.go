@@ -8,11 +8,11 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
+	"github.com/stashgo/stash/internal/measure"
 	"github.com/stashgo/stash/stashnet"
 	"github.com/stashgo/stash/stashtime"
 )
@@ -207,17 +207,8 @@ func writeReport(w io.Writer, rs []result) error {
 		of = fmt.Sprintf(" (medians of %d runs each)", n)
 	}
 	_, err := fmt.Fprintf(w, "stash/net: req/s %.2fx, CPU/req %.2fx%s\n",
-		median(rate["stash"])/median(rate["net"]), median(cpu["stash"])/median(cpu["net"]), of)
+		measure.Median(rate["stash"])/measure.Median(rate["net"]), measure.Median(cpu["stash"])/measure.Median(cpu["net"]), of)
 	return err
-}
-
-// median returns the median of xs, not empty; it sorts xs.
-func median(xs []float64) float64 {
-	slices.Sort(xs)
-	if n := len(xs); n%2 == 0 {
-		return (xs[n/2-1] + xs[n/2]) / 2
-	}
-	return xs[len(xs)/2]
 }
 
 // check fails unless each run observed both timeouts, neither early, and

@@ -1,6 +1,7 @@
 // Package measure holds what the tests, benchmarks and the bench command
 // measure and label with, so that each is written once: the process's CPU
-// time (ProcessCPU) and the count labels of benchmark names (Count).
+// time (ProcessCPU), the count labels of benchmark names (Count) and the
+// median of repeated measurements (Median).
 package measure
 
 import "fmt"
