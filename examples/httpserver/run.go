@@ -27,7 +27,8 @@ type result struct {
 	reqs     int64         // requests served in the window
 	elapsed  time.Duration // length of the window
 	cpu      time.Duration // process CPU time (user+sys) in the window
-	switches int64         // the process's context switches in the window
+	vol      int64         // the process's voluntary context switches in the window
+	invol    int64         // and its involuntary ones
 	fired    int64         // timers stashtime's default wheel fired in the window
 	wakes    int64         // times its driver woke in the window
 	failed   int64         // loaded connections that failed
@@ -150,7 +151,7 @@ func runImpl(ctx context.Context, impl string, o options) (result, error) {
 		return result{}, err
 	}
 	wheel0 := stashtime.Default().Stats()
-	cpu0, csw0 := cpuTime()
+	cpu0, vol0, invol0 := cpuTime()
 	reqs0, start := reqs.Load(), time.Now()
 	window := time.NewTimer(o.duration)
 	select {
@@ -160,17 +161,18 @@ func runImpl(ctx context.Context, impl string, o options) (result, error) {
 		stopProfiles()
 		return result{}, ctx.Err()
 	}
-	cpu1, csw1 := cpuTime()
+	cpu1, vol1, invol1 := cpuTime()
 	wheel1 := stashtime.Default().Stats()
 	stopProfiles()
 	r := result{
-		impl:     impl,
-		cpu:      cpu1 - cpu0,
-		switches: csw1 - csw0,
-		reqs:     reqs.Load() - reqs0,
-		elapsed:  time.Since(start),
-		fired:    wheel1.Fired - wheel0.Fired,
-		wakes:    wheel1.Wakes - wheel0.Wakes,
+		impl:    impl,
+		cpu:     cpu1 - cpu0,
+		vol:     vol1 - vol0,
+		invol:   invol1 - invol0,
+		reqs:    reqs.Load() - reqs0,
+		elapsed: time.Since(start),
+		fired:   wheel1.Fired - wheel0.Fired,
+		wakes:   wheel1.Wakes - wheel0.Wakes,
 	}
 	ld.close()
 	r.failed, r.redials = ld.failed.Load(), ld.redials.Load()
@@ -189,8 +191,9 @@ func writeReport(w io.Writer, rs []result) error {
 		return err
 	}
 	for _, r := range rs {
-		fmt.Fprintf(w, "%s: %.2f context switches/req; stashtime's wheel fired %.0f timers/s, its driver woke %.0f times/s\n",
-			r.impl, float64(r.switches)/float64(max(r.reqs, 1)),
+		n := float64(max(r.reqs, 1))
+		fmt.Fprintf(w, "%s: %.2f voluntary and %.2f involuntary context switches/req; stashtime's wheel fired %.0f timers/s, its driver woke %.0f times/s\n",
+			r.impl, float64(r.vol)/n, float64(r.invol)/n,
 			float64(r.fired)/r.elapsed.Seconds(), float64(r.wakes)/r.elapsed.Seconds())
 	}
 	rate := map[string][]float64{}

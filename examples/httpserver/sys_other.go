@@ -9,4 +9,4 @@ func fdLimit() (uint64, bool) { return 0, false }
 
 // cpuTime returns zeros: the process's CPU time and context switches are
 // not measured here.
-func cpuTime() (time.Duration, int64) { return 0, 0 }
+func cpuTime() (cpu time.Duration, vol, invol int64) { return 0, 0, 0 }

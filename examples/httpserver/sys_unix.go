@@ -25,11 +25,12 @@ func fdLimit() (uint64, bool) {
 }
 
 // cpuTime returns the user and system CPU time the process has used, and
-// the context switches its threads have made, voluntary or not.
-func cpuTime() (time.Duration, int64) {
+// the context switches its threads have made: voluntary (a thread went to
+// sleep) and involuntary (the kernel preempted it).
+func cpuTime() (cpu time.Duration, vol, invol int64) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, 0
+		return 0, 0, 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), int64(ru.Nvcsw + ru.Nivcsw)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), int64(ru.Nvcsw), int64(ru.Nivcsw)
 }
