@@ -40,6 +40,7 @@ type epollPoller struct {
 	// Owned by the waiter.
 	events [2]unix.EpollEvent
 	buf    [8]byte
+	crowd  crowding
 }
 
 // NewEpoll returns the Linux Poller: one epoll instance watching a timerfd
@@ -56,6 +57,7 @@ type epollPoller struct {
 func NewEpoll() (Poller, error) {
 	p := &epollPoller{epfd: -1, tfd: -1, efd: -1}
 	p.init()
+	p.crowd.init()
 	var err error
 	if p.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
 		return nil, p.fail("epoll_create1", err)
@@ -250,9 +252,11 @@ func (p *epollPoller) Wait(deadline int64) error {
 // before another goroutine could use it. A longer one gives the P up
 // first (see sleepWithoutP): the runtime's monitor takes back a P left in
 // a system call only when it next looks, which in a busy process can be
-// 10 ms on, and meanwhile the goroutines queued on it wait.
+// 10 ms on, and meanwhile the goroutines queued on it wait. So does a
+// shorter one while the Ps are crowded (see crowding.go): the monitor
+// would take the P back anyway, and go back to polling for it.
 func (p *epollPoller) epollWait(deadline int64) (int, error) {
-	if deadline-clock.Mono() < handOffBeyond {
+	if deadline-clock.Mono() < handOffBeyond && !p.crowd.handOff() {
 		return unix.EpollWait(p.epfd, p.events[:], -1)
 	}
 	n, errno := sleepWithoutP(p.epfd, &p.events[0], len(p.events))
@@ -262,7 +266,8 @@ func (p *epollPoller) epollWait(deadline int64) (int, error) {
 	return n, nil
 }
 
-// handOffBeyond is the shortest sleep for which the waiter gives up its P:
+// handOffBeyond is the shortest sleep for which the waiter gives up its P
+// whatever the other Ps do:
 // half the monitor's longest look, so that goroutines queued on a P kept
 // wait no longer than that. A hand-off costs a thread's wake-up and the
 // P's return: 1000 tickers of 10 ms, whose driver sleeps a few
