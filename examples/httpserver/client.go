@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,11 +25,16 @@ type load struct {
 	failed  atomic.Int64 // connections that failed before close
 	redial  bool         // dial again when the server closes a connection
 	redials atomic.Int64 // connections dialed again
+	// timing is set while the measured window lasts: each request then
+	// notes its latency, from writing the request to reading the whole
+	// response, in its connection's list, which run adds to latencies.
+	timing atomic.Bool
 
-	mu    sync.Mutex
-	conns []net.Conn
-	wg    sync.WaitGroup
-	once  sync.Once
+	mu        sync.Mutex
+	conns     []net.Conn
+	latencies []time.Duration
+	wg        sync.WaitGroup
+	once      sync.Once
 }
 
 func newLoad(addr string, redial bool) *load {
@@ -69,9 +75,15 @@ func (ld *load) startOnce() {
 // c, run dials again if ld.redial is set, and fails otherwise.
 func (ld *load) run(c net.Conn) {
 	defer ld.wg.Done()
+	var lat []time.Duration
+	defer func() {
+		ld.mu.Lock()
+		ld.latencies = append(ld.latencies, lat...)
+		ld.mu.Unlock()
+	}()
 	<-ld.start
 	for !ld.stop.Load() {
-		err := ld.requests(c)
+		err := ld.requests(c, &lat)
 		if err == nil || !ld.redial || ld.stop.Load() {
 			break
 		}
@@ -87,11 +99,16 @@ func (ld *load) run(c net.Conn) {
 }
 
 // requests sends requests on c, one after another, until close or an
-// error, which it counts as a failure unless ld.redial is set.
-func (ld *load) requests(c net.Conn) error {
+// error, which it counts as a failure unless ld.redial is set; while
+// ld.timing is set, it appends their latencies to lat.
+func (ld *load) requests(c net.Conn, lat *[]time.Duration) error {
 	br := bufio.NewReader(c)
 	for !ld.stop.Load() {
+		t0 := time.Now()
 		err := ld.request(c, br)
+		if err == nil && ld.timing.Load() {
+			*lat = append(*lat, time.Since(t0))
+		}
 		if err != nil {
 			if !ld.redial {
 				ld.fail()
@@ -119,6 +136,19 @@ func (ld *load) fail() {
 	if !ld.stop.Load() {
 		ld.failed.Add(1)
 	}
+}
+
+// latency returns the p50 and p99 of the latencies noted, once close has
+// returned; zeros if none were.
+func (ld *load) latency() (p50, p99 time.Duration) {
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	l := ld.latencies
+	if len(l) == 0 {
+		return 0, 0
+	}
+	slices.Sort(l)
+	return l[len(l)/2], l[len(l)*99/100]
 }
 
 // close stops the load, closes its connections and waits for them.

@@ -9,10 +9,12 @@
 // write deadlines several times per request; on the plain listener each is
 // a runtime timer operation, on the wrapped one most are a CAS. The
 // program prints, per listener, the requests per second, the process's CPU
-// time per request (user+sys from getrusage, client included), and the
-// timeouts it observed while under load: a client sending its header a
-// byte at a time, cut at ReadHeaderTimeout, and a keep-alive connection
-// left idle, closed at IdleTimeout. It ends with the ratios stash/net.
+// time per request (user+sys from getrusage, client included), the
+// clients' p50 and p99 latency (from writing a request to reading the
+// whole response), and the timeouts it observed while under load: a
+// client sending its header a byte at a time, cut at ReadHeaderTimeout,
+// and a keep-alive connection left idle, closed at IdleTimeout. It ends
+// with the ratios stash/net.
 //
 // Run it with
 //

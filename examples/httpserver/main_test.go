@@ -31,14 +31,14 @@ func TestRun(t *testing.T) {
 	}
 	var order []string
 	for line := range strings.Lines(out.String()) {
-		if f := strings.Fields(line); len(f) == 7 && (f[0] == "net" || f[0] == "stash") {
+		if f := strings.Fields(line); len(f) == 9 && (f[0] == "net" || f[0] == "stash") {
 			order = append(order, f[0])
 		}
 	}
 	if want := []string{"net", "stash", "stash", "net"}; !slices.Equal(order, want) {
 		t.Errorf("rows %v, want %v", order, want)
 	}
-	if !strings.Contains(out.String(), "stash/net: req/s ") || !strings.Contains(out.String(), "(medians of 2 runs each)") {
+	if !strings.Contains(out.String(), "stash/net: req/s ") || !strings.Contains(out.String(), "p50 latency") || !strings.Contains(out.String(), "(medians of 2 runs each)") {
 		t.Error("no stash/net ratio line of the medians")
 	}
 }

@@ -33,6 +33,7 @@ type result struct {
 	wakes    int64         // times its driver woke in the window
 	failed   int64         // loaded connections that failed
 	redials  int64         // loaded connections the server closed and the client dialed again
+	p50, p99 time.Duration // request latency in the window, as the clients saw it
 	slowCut  time.Duration // when the slow-header client was cut, from its dial
 	idleShut time.Duration // when the idle connection was closed, from its request
 }
@@ -153,6 +154,7 @@ func runImpl(ctx context.Context, impl string, o options) (result, error) {
 	wheel0 := stashtime.Default().Stats()
 	cpu0, vol0, invol0 := cpuTime()
 	reqs0, start := reqs.Load(), time.Now()
+	ld.timing.Store(true)
 	window := time.NewTimer(o.duration)
 	select {
 	case <-window.C:
@@ -161,6 +163,7 @@ func runImpl(ctx context.Context, impl string, o options) (result, error) {
 		stopProfiles()
 		return result{}, ctx.Err()
 	}
+	ld.timing.Store(false)
 	cpu1, vol1, invol1 := cpuTime()
 	wheel1 := stashtime.Default().Stats()
 	stopProfiles()
@@ -176,15 +179,17 @@ func runImpl(ctx context.Context, impl string, o options) (result, error) {
 	}
 	ld.close()
 	r.failed, r.redials = ld.failed.Load(), ld.redials.Load()
+	r.p50, r.p99 = ld.latency()
 	r.slowCut, r.idleShut = <-slow, <-idle
 	return r, nil
 }
 
 func writeReport(w io.Writer, rs []result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "listener\treq/s\tCPU/req\tfailed conns\tredials\tslow header cut\tidle closed\t")
+	fmt.Fprintln(tw, "listener\treq/s\tCPU/req\tp50\tp99\tfailed conns\tredials\tslow header cut\tidle closed\t")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%.0f\t%v\t%d\t%d\t%v\t%v\t\n", r.impl, r.rate(), r.cpuPerReq().Round(10*time.Nanosecond),
+		fmt.Fprintf(tw, "%s\t%.0f\t%v\t%v\t%v\t%d\t%d\t%v\t%v\t\n", r.impl, r.rate(), r.cpuPerReq().Round(10*time.Nanosecond),
+			r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond),
 			r.failed, r.redials, r.slowCut.Round(time.Millisecond), r.idleShut.Round(time.Millisecond))
 	}
 	if err := tw.Flush(); err != nil {
@@ -198,9 +203,11 @@ func writeReport(w io.Writer, rs []result) error {
 	}
 	rate := map[string][]float64{}
 	cpu := map[string][]float64{}
+	p50 := map[string][]float64{}
 	for _, r := range rs {
 		rate[r.impl] = append(rate[r.impl], r.rate())
 		cpu[r.impl] = append(cpu[r.impl], float64(r.cpuPerReq()))
+		p50[r.impl] = append(p50[r.impl], float64(r.p50))
 	}
 	if len(rate["net"]) == 0 || len(rate["stash"]) == 0 {
 		return nil
@@ -209,8 +216,8 @@ func writeReport(w io.Writer, rs []result) error {
 	if n := len(rate["net"]); n > 1 {
 		of = fmt.Sprintf(" (medians of %d runs each)", n)
 	}
-	_, err := fmt.Fprintf(w, "stash/net: req/s %.2fx, CPU/req %.2fx%s\n",
-		measure.Median(rate["stash"])/measure.Median(rate["net"]), measure.Median(cpu["stash"])/measure.Median(cpu["net"]), of)
+	ratio := func(m map[string][]float64) float64 { return measure.Median(m["stash"]) / measure.Median(m["net"]) }
+	_, err := fmt.Fprintf(w, "stash/net: req/s %.2fx, CPU/req %.2fx, p50 latency %.2fx%s\n", ratio(rate), ratio(cpu), ratio(p50), of)
 	return err
 }
 
