@@ -38,8 +38,9 @@ func (c *crowding) init() {
 // handOff reports whether a sleep about to start should give its P up:
 // whether this one and the crowdedAfter-1 before it found the Ps crowded.
 // It reads the scheduler's state, which takes the scheduler's lock for a
-// moment (about 0.4 µs in all, and no allocation). A toolchain older than
-// Go 1.26 has no such metrics, and then it never reports true.
+// moment (about 0.4 µs in all, and no allocation: BenchmarkCrowding). A
+// toolchain older than Go 1.26 has no such metrics, and then it never
+// reports true.
 func (c *crowding) handOff() bool {
 	metrics.Read(c.samples[:])
 	for _, s := range c.samples {

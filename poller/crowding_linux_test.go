@@ -83,3 +83,14 @@ func (c *crowding) counts() string {
 	}
 	return b.String()
 }
+
+// BenchmarkCrowding measures a reading of the scheduler's state, which a
+// sleep under handOffBeyond makes before it starts.
+func BenchmarkCrowding(b *testing.B) {
+	var c crowding
+	c.init()
+	b.ReportAllocs()
+	for b.Loop() {
+		c.handOff()
+	}
+}
