@@ -33,6 +33,7 @@
 // runtime.LockOSThread for precision; a sleep of 5 ms or more gives up
 // the caller's P while it lasts, and so does a shorter one once the Ps
 // have been crowded (every one busy, goroutines waiting) at three sleeps
-// in a row, since the runtime would take the P back anyway. BenchmarkLateness compares both
-// pollers, locked and not, with time.Sleep and time.NewTimer.
+// in a row, since the runtime would take the P back anyway.
+// BenchmarkLateness compares both pollers, locked and not, with
+// time.Sleep and time.NewTimer.
 package poller

@@ -53,7 +53,8 @@ type epollPoller struct {
 // Wait with a deadline blocks the calling OS thread in epoll_wait, so a
 // wake-up costs one thread switch and lands within microseconds of the
 // deadline. A wait of handOffBeyond or more gives up the caller's P first,
-// so that other goroutines run on it meanwhile.
+// so that other goroutines run on it meanwhile, and so does a shorter one
+// when the Ps are crowded (see crowding_linux.go).
 func NewEpoll() (Poller, error) {
 	p := &epollPoller{epfd: -1, tfd: -1, efd: -1}
 	p.init()
@@ -195,6 +196,9 @@ func (p *epollPoller) Wait(deadline int64) error {
 		}
 		return nil
 	}
+	// One reading of the Ps per Wait, however many times Defer or a stale
+	// signal sends it back to epoll_wait: crowding counts sleeps.
+	crowded := deadline-clock.Mono() < handOffBeyond && p.crowd.handOff()
 	p.armMu.Lock()
 	err := p.arm(deadline)
 	p.sleepTo = deadline
@@ -213,7 +217,7 @@ func (p *epollPoller) Wait(deadline int64) error {
 		if p.pending.Load() {
 			break
 		}
-		n, err := p.epollWait(deadline)
+		n, err := p.epollWait(deadline, crowded)
 		if err != nil {
 			if err == unix.EINTR {
 				continue
@@ -253,10 +257,10 @@ func (p *epollPoller) Wait(deadline int64) error {
 // first (see sleepWithoutP): the runtime's monitor takes back a P left in
 // a system call only when it next looks, which in a busy process can be
 // 10 ms on, and meanwhile the goroutines queued on it wait. So does a
-// shorter one while the Ps are crowded (see crowding.go): the monitor
+// shorter one when the Ps are crowded (see crowding_linux.go): the monitor
 // would take the P back anyway, and go back to polling for it.
-func (p *epollPoller) epollWait(deadline int64) (int, error) {
-	if deadline-clock.Mono() < handOffBeyond && !p.crowd.handOff() {
+func (p *epollPoller) epollWait(deadline int64, crowded bool) (int, error) {
+	if deadline-clock.Mono() < handOffBeyond && !crowded {
 		return unix.EpollWait(p.epfd, p.events[:], -1)
 	}
 	n, errno := sleepWithoutP(p.epfd, &p.events[0], len(p.events))
@@ -267,9 +271,8 @@ func (p *epollPoller) epollWait(deadline int64) (int, error) {
 }
 
 // handOffBeyond is the shortest sleep for which the waiter gives up its P
-// whatever the other Ps do:
-// half the monitor's longest look, so that goroutines queued on a P kept
-// wait no longer than that. A hand-off costs a thread's wake-up and the
+// whatever the other Ps do: half the monitor's longest look, so that
+// goroutines queued on a P kept wait no longer than that. A hand-off costs a thread's wake-up and the
 // P's return: 1000 tickers of 10 ms, whose driver sleeps a few
 // milliseconds at a time, cost 0.70-0.85x time's CPU per tick with a
 // threshold of 1 ms, 0.94-1.00x with 5 ms (go run ./bench -only load).
