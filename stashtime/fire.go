@@ -30,7 +30,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		w.ended.Add(1)
 		f := e.fn()
 		e.unlock()
-		go call(f)
+		go f() // no wrapper: a go statement with arguments allocates
 		return true
 	case kindChan:
 		e.pending = false
@@ -80,10 +80,6 @@ func (d *driver) fire(it nearItem, now int64) bool {
 // tickerNear is how far ahead a ticker's next tick may lie for the
 // driver to keep the ticker in its near heap.
 const tickerNear = int64(1 << 27) // about 134 ms
-
-// call runs f. It is the body of AfterFunc's goroutine, which it names in
-// stack traces (the process tests look for it there).
-func call(f func()) { f() }
 
 // nextTick returns the first tick after now of a ticker that was due at
 // when: fixed rate, phase aligned, missed ticks dropped.

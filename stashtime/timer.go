@@ -71,7 +71,7 @@ func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
 		// Due now: f starts before AfterFunc returns, as a channel
 		// timer's value is sent, with no round trip through the driver.
 		w.fired.Add(1)
-		go call(f)
+		go f()
 		return &ft.t
 	}
 	w.start(&ft.e, now, deadline(now, d))
@@ -190,7 +190,7 @@ func (t *Timer) Reset(d Duration) bool {
 		f := e.fn()
 		w.fired.Add(1)
 		e.unlock()
-		go call(f)
+		go f()
 		return was
 	}
 	was := e.arm(now, when)
