@@ -18,9 +18,11 @@ import (
 // collected (rule 16 of docs/semantics.md). Each P has a shard with one
 // lock and two lists, the two stages of a listing:
 //
-//	toFile    timers armed intakeAhead (67 ms) or more ahead; the consumer's
-//	          drain files them in the store at the start of every pass, and
-//	          the driver never sleeps with one listed.
+//	toFile    timers armed intakeAhead (67 ms) or more ahead, and func and
+//	          channel timers armed within the lookahead (near ones); the
+//	          consumer's drain gives them a holder at the start of every
+//	          pass (the near heap for a near one, the store for the rest),
+//	          and the driver never sleeps with one listed.
 //	toWeaken  filed channel timers and tickers; the sweep that follows the
 //	          next garbage collection gives the pending ones a weak reference
 //	          to their channel (entry.weaken) and empties the list.
@@ -37,12 +39,14 @@ import (
 // The invariants:
 //
 //   - Deadline order. Before it takes the lists, the drain raises the floor
-//     to the clock plus intakeAhead, and the consumer fires nothing at or
-//     beyond the floor before the next drain. A producer lists a timer to
-//     be filed, or revives its listing (relist), only at or beyond the
-//     floor it reads under the shard's lock; otherwise a listed deadline
-//     only moves later. So every listed timer is due after every timer
-//     fired before the drain meets it.
+//     to the clock plus intakeAhead and nearFloor to the clock, and the
+//     consumer fires nothing beyond nearFloor, nor at or beyond the floor,
+//     before the next drain (a pass fires only what is due by the reading
+//     its drain took). A producer lists a far timer, or revives its listing
+//     (relist), only at or beyond the floor it reads under the shard's
+//     lock, and a near one only beyond nearFloor; otherwise a listed
+//     deadline only moves later. So every listed timer is due after every
+//     timer fired before the drain meets it.
 //   - Collection. A pending channel timer of an open wheel armed weakBeyond
 //     or more ahead, or a pending ticker, holds its channel weakly or is in
 //     one of the two stages (its grip says which). So the channel of an
@@ -75,6 +79,9 @@ type intake struct {
 	// eager is set while the last sweep that found at least sweepSample
 	// timers in toWeaken found half or more of them pending.
 	eager atomic.Bool
+	// nearFloor is the clock reading of the last drain: every deadline
+	// listed for the near heap lies beyond it.
+	nearFloor atomic.Int64
 	// begun and done count the sweeps started and finished, so that a
 	// test can tell whether one ran while it looked.
 	begun, done atomic.Uint64
@@ -131,16 +138,18 @@ const (
 	full    // not listed: the list is full
 )
 
-// listToFile appends e, whose deadline is at least intakeAhead away, to
-// the toFile list of P p, the caller's, unless its deadline is below the
-// floor, the list is full or the wheel is closed. e.mu is held, or e is
-// not yet shared and the listing publishes it.
-func (in *intake) listToFile(e *entry, p int) int {
+// listToFile appends e to the toFile list of P p, the caller's, unless its
+// deadline is too soon (see below), the list is full or the wheel is
+// closed. e.mu is held, or e is not yet shared and the listing publishes
+// it. A far timer (near false) is due at least intakeAhead away, and too
+// soon below the floor; a near one within the lookahead, and too soon at
+// or below nearFloor.
+func (in *intake) listToFile(e *entry, p int, near bool) int {
 	s := &in.shards[p&(len(in.shards)-1)]
 	s.mu.Lock()
 	r := listed
 	switch {
-	case e.when() < in.floor.Load() || s.closed:
+	case in.tooSoon(e.when(), near) || s.closed:
 		r = tooSoon
 	case len(s.toFile) >= intakeCap:
 		r = full
@@ -158,18 +167,28 @@ func (in *intake) listToFile(e *entry, p int) int {
 	return r
 }
 
+// tooSoon reports whether a deadline is too soon to be listed: a far
+// one below the floor, a near one at or below nearFloor. Read under a
+// shard's lock, which the drain takes after it raises both.
+func (in *intake) tooSoon(when int64, near bool) bool {
+	if near {
+		return when <= in.nearFloor.Load()
+	}
+	return when < in.floor.Load()
+}
+
 // relist lists e to be filed again, through the toFile listing of it that
 // shard i holds and the drain has not yet met (see entry.qb), without
 // appending: it is listToFile without the append. The drain will meet that
 // listing after the caller releases e.mu, before the consumer fires
 // anything it would not fire with e freshly listed in shard i. e.mu is
 // held, and e has no holder.
-func (in *intake) relist(e *entry, i int) int {
+func (in *intake) relist(e *entry, i int, near bool) int {
 	s := &in.shards[i]
 	s.mu.Lock()
 	r := listed
 	switch {
-	case e.when() < in.floor.Load() || s.closed:
+	case in.tooSoon(e.when(), near) || s.closed:
 		r = tooSoon
 	default:
 		// As many relists as a list's intakeWake listings wake the
@@ -231,13 +250,18 @@ func (in *intake) waiting() bool {
 	return false
 }
 
-// drain raises the floor to now plus intakeAhead, files every timer listed
-// to be filed that is still listed and pending, moves the ones listed to be
-// weakened as well to toWeaken (or, eager, weakens them), and returns the
-// floor. Only the consumer calls it.
+// drain raises the floor to now plus intakeAhead and nearFloor to now,
+// gives every timer listed to be filed that is still listed and pending a
+// holder (refile: the near heap if the walk at now reaches its deadline,
+// the store otherwise), moves the ones listed to be weakened as well to
+// toWeaken (or, eager, weakens them), and returns the floor. Only the
+// consumer calls it.
 func (in *intake) drain(w *Wheel, now int64) int64 {
 	floor := addSat(now, intakeAhead)
 	in.floor.Store(floor)
+	in.nearFloor.Store(now)
+	d := w.drv
+	through := d.walkEnd(now)
 	eager := in.eager.Load()
 	budget := eagerMax
 	for i := range in.shards {
@@ -256,7 +280,9 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 			e.lock()
 			switch {
 			case e.holder == intakeHolder && e.pending:
-				w.file(e, now)
+				if it, near := d.refile(e, now, through); near {
+					d.taken = append(d.taken, it) // see pass
+				}
 				if e.grip == gripToFile {
 					e.grip = gripToWeaken
 					if eager && budget > 0 && rand.Uint32()%eagerSample != 0 {

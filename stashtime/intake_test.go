@@ -1,6 +1,7 @@
 package stashtime
 
 import (
+	"math"
 	"runtime/debug"
 	"sync/atomic"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/stashgo/stash/internal/stash"
+	"github.com/stretchr/testify/require"
 )
 
 // newLoneIntake returns an intake of one shard, no wheel's, with its floor
@@ -27,7 +29,7 @@ func newLoneIntake(t *testing.T) (*intake, *entry) {
 func TestIntakeListFloorAndCap(t *testing.T) {
 	in, e := newLoneIntake(t)
 	in.floor.Store(101)
-	if got := in.listToFile(e, 0); got != tooSoon {
+	if got := in.listToFile(e, 0, false); got != tooSoon {
 		t.Fatalf("deadline below the floor: listToFile = %d, want tooSoon", got)
 	}
 	in.floor.Store(100)
@@ -36,11 +38,11 @@ func TestIntakeListFloorAndCap(t *testing.T) {
 		if i == intakeWake {
 			want = wake
 		}
-		if got := in.listToFile(e, 0); got != want {
+		if got := in.listToFile(e, 0, false); got != want {
 			t.Fatalf("listing %d: listToFile = %d, want %d", i, got, want)
 		}
 	}
-	if got := in.listToFile(e, 0); got != full {
+	if got := in.listToFile(e, 0, false); got != full {
 		t.Fatalf("listing beyond the cap: listToFile = %d, want full", got)
 	}
 	if !in.waiting() {
@@ -61,7 +63,7 @@ func TestIntakeDrain(t *testing.T) {
 		e.setFn(func() {})
 		e.setWhen(now + int64(time.Hour))
 		e.pending, e.holder = pending, h
-		if got := in.listToFile(e, 0); got != listed {
+		if got := in.listToFile(e, 0, false); got != listed {
 			t.Fatalf("listToFile = %d", got)
 		}
 		return e
@@ -73,7 +75,7 @@ func TestIntakeDrain(t *testing.T) {
 	far.holdCh(make(chan Time, 1))
 	far.setWhen(now + int64(time.Hour))
 	far.pending, far.holder, far.grip = true, intakeHolder, gripToFile
-	if got := in.listToFile(far, 0); got != listed {
+	if got := in.listToFile(far, 0, false); got != listed {
 		t.Fatalf("listToFile = %d", got)
 	}
 	floor := in.drain(w, now)
@@ -249,9 +251,9 @@ func TestIntakeTwoListings(t *testing.T) {
 	var fired atomic.Int32
 	tm := w.AfterFunc(time.Hour, func() { fired.Add(1) })
 	tm.Stop()
-	tm.Reset(time.Millisecond) // filed in the store: the listing stays
-	tm.Stop()                  // its slot emptied: nothing left to revive
-	tm.Reset(2 * time.Hour)    // listed again
+	tm.Reset(storeNear)     // filed in the store: the listing stays
+	tm.Stop()               // its slot emptied: nothing left to revive
+	tm.Reset(2 * time.Hour) // listed again
 	if n := w.intake.listings(); n != 2 {
 		t.Fatalf("%d listings, want 2", n)
 	}
@@ -285,19 +287,19 @@ func TestIntakeTwoListings(t *testing.T) {
 // floor, and not on a closed wheel's intake.
 func TestIntakeRelistFloorAndClosed(t *testing.T) {
 	in, e := newLoneIntake(t)
-	if got := in.listToFile(e, 0); got != listed || e.qb != 1 {
+	if got := in.listToFile(e, 0, false); got != listed || e.qb != 1 {
 		t.Fatalf("listToFile = %d, qb %d; want listed, qb 1", got, e.qb)
 	}
-	if got := in.relist(e, 0); got != listed {
+	if got := in.relist(e, 0, false); got != listed {
 		t.Fatalf("relist at the floor = %d, want listed", got)
 	}
 	in.floor.Store(101)
-	if got := in.relist(e, 0); got != tooSoon {
+	if got := in.relist(e, 0, false); got != tooSoon {
 		t.Fatalf("relist below the floor = %d, want tooSoon", got)
 	}
 	in.floor.Store(100)
 	in.close()
-	if got := in.relist(e, 0); got != tooSoon {
+	if got := in.relist(e, 0, false); got != tooSoon {
 		t.Fatalf("relist on a closed intake = %d, want tooSoon", got)
 	}
 }
@@ -368,4 +370,53 @@ func holderOf(e *entry) holder {
 	e.lock()
 	defer e.unlock()
 	return e.holder
+}
+
+// storeNear is a distance at which a new timer is filed in the store: past
+// the lookahead, within which it is listed for the near heap, and short of
+// intakeAhead, beyond which it is listed to be filed.
+const storeNear = 30 * time.Millisecond
+
+// A func or channel timer armed within the lookahead is listed for the near
+// heap, not filed in the store: the drain takes it into the heap, and it
+// fires at its deadline. One at or below the clock reading of the last
+// drain (nearFloor) is too soon to list: a pass fires only what is due by
+// its reading, so every timer listed after its drain is due after them.
+func TestIntakeNear(t *testing.T) {
+	w, hp, clk := newHeldWheel(t)
+	hp.hold(t, w)
+	fired := make(chan struct{}, 1)
+	const d = time.Millisecond
+	tm := w.AfterFunc(d, func() { fired <- struct{}{} })
+	c := w.NewTimer(2 * d)
+	for _, e := range []*entry{tm.e, c.e} {
+		e.mu.Lock()
+		h := e.holder
+		e.mu.Unlock()
+		require.Equal(t, intakeHolder, h, "a timer within the lookahead is listed")
+	}
+	require.Equal(t, 2, w.intake.listings())
+	_, filed := w.store.NextBucket(math.MaxUint64)
+	require.False(t, filed, "nothing filed in the store")
+	hp.unhold()
+	w.Sync()
+	require.Zero(t, w.intake.listings(), "drained")
+	tm.e.mu.Lock()
+	h := tm.e.holder
+	tm.e.mu.Unlock()
+	require.Equal(t, heapHolder, h, "the drain takes a near timer into the near heap")
+	select {
+	case <-fired:
+		t.Fatal("fired before its deadline")
+	default:
+	}
+	clk.Advance(2 * d)
+	<-fired
+	<-c.C
+
+	in, e := newLoneIntake(t)
+	in.nearFloor.Store(100)
+	require.Equal(t, tooSoon, in.listToFile(e, 0, true), "a near deadline at nearFloor")
+	in.nearFloor.Store(99)
+	require.Equal(t, listed, in.listToFile(e, 0, true), "a near deadline beyond nearFloor")
 }

@@ -15,7 +15,9 @@ import (
 //
 //	distance from now          holder                                  decided by
 //	within the walk's end      the near heap, keyed by the deadline    refile (the consumer)
-//	  (a lookahead, 16.8 ms)
+//	  (a lookahead, 16.8 ms)   (a func or channel timer is listed      place, listNew (producers),
+//	                           first, on the arming P's shard: the     intake.drain (the consumer)
+//	                           drain takes it into the heap)
 //	below intakeAhead (67 ms)  the store, keyed by the deadline        file
 //	intakeAhead or more        the toFile list of the arming P's       place, listNew (producers),
 //	                           intake shard; the drain then files it   intake.drain (the consumer)
@@ -95,15 +97,17 @@ func reachGrain(reach int64) int64 {
 }
 
 // place files an entry that a producer on P p starts or re-arms at now:
-// lists it to be filed if it is due at least intakeAhead later, else in the
-// store. e.mu is held.
+// lists it to be filed if it is due at least intakeAhead later, or, a func
+// or channel timer, within the lookahead (see listsNear), else files it in
+// the store. e.mu is held.
 func (w *Wheel) place(e *entry, now int64, p int) {
-	if e.when()-now >= intakeAhead {
+	dist := e.when() - now
+	if near := w.listsNear(e.kind, dist); near || dist >= intakeAhead {
 		var r int
 		if e.holder == noHolder && e.qb != 0 { // stopped, still listed
-			r = w.intake.relist(e, int(e.qb-1))
+			r = w.intake.relist(e, int(e.qb-1), near)
 		} else {
-			r = w.intake.listToFile(e, p)
+			r = w.intake.listToFile(e, p, near)
 		}
 		if r == listed || r == wake {
 			e.holder, e.slot = intakeHolder, stash.Ref{}
@@ -116,12 +120,23 @@ func (w *Wheel) place(e *entry, now int64, p int) {
 	w.file(e, now)
 }
 
+// listsNear reports whether a timer of kind k armed dist ahead is listed
+// for the near heap rather than filed in the store: a func or channel
+// timer within the lookahead, which the walk would take into the near
+// heap at its next pass. The drain takes it there itself (refile), so the
+// timer costs a listing instead of a place in the store and a walk. A
+// ticker re-arms on the driver (fire.go).
+func (w *Wheel) listsNear(k timerKind, dist int64) bool {
+	return dist < w.lookahead && (k == kindFunc || k == kindChan)
+}
+
 // listNew lists a new func or channel timer to be filed, complete, as
 // place and weakenLater would, if it is due at least intakeAhead later, and
 // reports whether it did. It takes no lock of e: the listing publishes e,
 // under the shard's lock, and e is not touched after it.
 func (w *Wheel) listNew(e *entry, now, when int64, p int) bool {
-	if when-now < intakeAhead || e.kind != kindFunc && e.kind != kindChan {
+	near := w.listsNear(e.kind, when-now)
+	if !near && when-now < intakeAhead || e.kind != kindFunc && e.kind != kindChan {
 		return false
 	}
 	weakens := weakensLater(e.kind, when-now)
@@ -130,7 +145,7 @@ func (w *Wheel) listNew(e *entry, now, when int64, p int) bool {
 	if weakens {
 		e.grip = gripToFile
 	}
-	r := w.intake.listToFile(e, p)
+	r := w.intake.listToFile(e, p, near)
 	if r != listed && r != wake {
 		e.holder, e.grip = noHolder, grip // never published
 		return false

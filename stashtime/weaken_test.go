@@ -113,12 +113,12 @@ func weakenScenario(t *testing.T) (errs []string, quiet bool) {
 	hp.hold(t, w) // its pass files drained in the store and moves it to toWeaken
 	listed := w.NewTimer(time.Hour)
 	stopped := w.NewTimer(time.Hour)
-	near := w.NewTimer(time.Millisecond)
+	near := w.NewTimer(storeNear) // filed in the store
 	tick := w.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	want("a new hour timer", listed.e, gripToFile)
 	want("a drained hour timer", drained.e, gripToWeaken)
-	want("a new 1 ms timer", near.e, gripStrong)
+	want("a new near timer", near.e, gripStrong)
 	want("a new ticker", tick.e, gripToWeaken)
 	stopped.Stop()
 	want("a stopped hour timer", stopped.e, gripStrong)
@@ -133,7 +133,7 @@ func weakenScenario(t *testing.T) (errs []string, quiet bool) {
 	want("the drained hour timer after a sweep", drained.e, gripWeak)
 	want("the pending ticker after a sweep", tick.e, gripWeak)
 	want("the stopped hour timer after a sweep", stopped.e, gripStrong)
-	want("the 1 ms timer after a sweep", near.e, gripStrong)
+	want("the near timer after a sweep", near.e, gripStrong)
 	if n := in.toWeakenListings(); n != 0 {
 		errs = append(errs, fmt.Sprintf("%d listings in toWeaken after a sweep, want 0", n))
 	}
@@ -143,7 +143,7 @@ func weakenScenario(t *testing.T) (errs []string, quiet bool) {
 	stopped.Reset(time.Hour)
 	near.Reset(time.Hour)
 	want("a stopped timer Reset far", stopped.e, gripToFile)
-	want("a 1 ms timer Reset far", near.e, gripToWeaken)
+	want("a near timer Reset far", near.e, gripToWeaken)
 	hp.unhold()
 	w.Sync() // the drain files the listed one and moves it to toWeaken
 	want("a stopped timer Reset far, drained", stopped.e, gripToWeaken)
@@ -210,7 +210,7 @@ func TestWeakenClosedWheel(t *testing.T) {
 	}
 	hp.hold(t, w)
 	listed := w.NewTimer(time.Hour)
-	filed := w.NewTimer(time.Millisecond)
+	filed := w.NewTimer(storeNear)
 	filed.Reset(time.Hour) // in place in the store: in toWeaken
 	if !w.intake.waiting() || in.toWeakenListings() != 1 || !in.armed.Load() {
 		t.Fatal("an open wheel's intake lists nothing in one stage or the other, or armed no canary")
