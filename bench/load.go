@@ -119,14 +119,15 @@ func runLoad(im *impl, lc loadCase, dur time.Duration) loadResult {
 		mu        sync.Mutex
 		late      []time.Duration
 	)
-	// Each goroutine keeps every 16th lateness it sees, and hands them
-	// over when it ends.
+	// Each goroutine keeps every 16th lateness it sees, from the first
+	// on (a saturated chain in -quick's short window fires only a few
+	// times), and hands them over when it ends.
 	record := func(buf *[]time.Duration, i *int, l time.Duration) {
 		if !measuring.Load() {
 			return
 		}
 		fires.Add(1)
-		if *i++; *i%16 == 0 {
+		if *i++; *i%16 == 1 {
 			*buf = append(*buf, l)
 		}
 	}

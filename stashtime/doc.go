@@ -28,12 +28,15 @@
 //     store at its deadline; beyond about 1 s in the store one to two
 //     grains early, on a grain of a quarter to an eighth of the distance,
 //     so that far timers share dense buckets and the walk re-files them
-//     closer; from 67 ms on first on a per-P list. Every holder lies in a
+//     closer; from 67 ms on first on a per-P list, and within the
+//     lookahead too, for func and channel timers. Every holder lies in a
 //     bucket at or before the deadline's, so the walk meets every timer in
 //     time.
 //  3. The intake (intake.go): each P's lists of timers not yet settled. A
 //     far timer waits there until the consumer's next pass files it, and
-//     most are stopped before then and never touch the store; a channel
+//     most are stopped before then and never touch the store; a near one
+//     until that pass takes it into the near heap, with no stop in the
+//     store on the way; a channel
 //     timer armed far waits there for the next garbage collection, after
 //     which it refers to its channel weakly, so that an abandoned one is
 //     collected.
