@@ -66,7 +66,7 @@ func churn(r *runner) {
 				who = cv.timers.name
 			}
 			r.prog.running(who, what)
-			cpuPerLoop, loops := runChurn(cv, n, r.cfg.churnTime)
+			cpuPerLoop, loops := runChurn(cv, n, r.cfg.churnTime, "churn "+who+" "+what)
 			if loops == 0 {
 				errs = append(errs, fmt.Sprintf("%s, %s: no loop completed", who, what))
 			}
@@ -90,7 +90,7 @@ func churn(r *runner) {
 // runChurn runs n churning goroutines of cv for a warm-up and then for dur,
 // and returns the process CPU per loop completed in the second part (NaN if
 // none was) and the number of those loops.
-func runChurn(cv churnVariant, n int, dur time.Duration) (cpuPerLoop float64, loops int64) {
+func runChurn(cv churnVariant, n int, dur time.Duration, what string) (cpuPerLoop float64, loops int64) {
 	var (
 		measuring atomic.Bool
 		stop      atomic.Bool
@@ -125,7 +125,7 @@ func runChurn(cv churnVariant, n int, dur time.Duration) (cpuPerLoop float64, lo
 			total.Add(k)
 		}()
 	}
-	cpu := measureWindow(dur, &measuring)
+	cpu := measureWindow(dur, &measuring, what)
 	stop.Store(true)
 	wg.Wait()
 	loops = total.Load()

@@ -160,7 +160,7 @@ func runLoad(im *impl, lc loadCase, dur time.Duration) loadResult {
 			go runSleeper(im, lc.d, phase, &stop, &wg, record, hand)
 		}
 	}
-	cpu := measureWindow(dur, &measuring)
+	cpu := measureWindow(dur, &measuring, lc.name+" "+im.name)
 	n := fires.Load()
 	stop.Store(true)
 	wg.Wait()
@@ -168,12 +168,13 @@ func runLoad(im *impl, lc loadCase, dur time.Duration) loadResult {
 }
 
 // measureWindow lets a workload warm up for dur/4, then sets measuring
-// for dur and returns the process CPU spent meanwhile.
-func measureWindow(dur time.Duration, measuring *atomic.Bool) time.Duration {
+// for dur and returns the process CPU spent meanwhile. what names the run
+// for -cpuprofile (see window).
+func measureWindow(dur time.Duration, measuring *atomic.Bool, what string) time.Duration {
 	time.Sleep(dur / 4)
 	c0 := processCPU()
 	measuring.Store(true)
-	time.Sleep(dur)
+	window(dur, what)
 	measuring.Store(false)
 	return processCPU() - c0
 }

@@ -55,6 +55,7 @@ type config struct {
 	churnRounds int
 	only        []string
 	out         string
+	cpuProfile  string        // -cpuprofile's directory, or ""
 	soak        time.Duration // run the soak (see soak.go) for this long per implementation, instead
 }
 
@@ -112,8 +113,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	only := fs.String("only", "", "comma-separated workloads to run, of: "+strings.Join(workloadNames(), ","))
 	out := fs.String("out", "bench/out", "directory for the PNG plots")
 	soak := fs.Duration("soak", 0, "instead, run the heap soak (see soak.go) for this long with time, then with stash")
+	cpuprofile := fs.String("cpuprofile", "", "directory to write a CPU profile of each load, request and churn run's measured window to (see profile.go)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: go run ./bench [-quick|-long] [-only w1,w2] [-out dir]\n\n"+
+		fmt.Fprintf(fs.Output(), "usage: go run ./bench [-quick|-long] [-only w1,w2] [-out dir] [-cpuprofile dir]\n\n"+
 			"Runs stash and time side by side and prints time, stash and time/stash\n"+
 			"(> 1: stash better) for each workload.\n\n")
 		fs.PrintDefaults()
@@ -135,7 +137,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	default:
 		c = defaultConfig()
 	}
-	c.out, c.soak = *out, *soak
+	c.out, c.soak, c.cpuProfile = *out, *soak, *cpuprofile
 	if *only != "" {
 		for _, w := range strings.Split(*only, ",") {
 			w = strings.TrimSpace(w)
@@ -156,6 +158,13 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
+	}
+	if cfg.cpuProfile != "" {
+		if err := os.MkdirAll(cfg.cpuProfile, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		cpuProfileDir = cfg.cpuProfile
 	}
 	if cfg.soak > 0 {
 		err = runSoak(cfg.soak, os.Stdout, os.Stderr)

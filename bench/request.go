@@ -49,7 +49,7 @@ func requestRows(r *runner) {
 					runtime.GC()
 					im.settle()
 				}
-				res := runRequests(im, callers, r.cfg.requestTime)
+				res := runRequests(im, callers, r.cfg.requestTime, "request timeout "+measure.Count(n)+" live "+im.name)
 				k := implIndex(im)
 				if res.timeouts > 0 {
 					errs = append(errs, fmt.Sprintf("%s: %d of %d requests timed out", im.name, res.timeouts, res.reqs))
@@ -84,8 +84,8 @@ type requestResult struct {
 
 // runRequests runs callers request loops on im, each with a server
 // goroutine of its own, for a warm-up and then for dur, and measures the
-// second part.
-func runRequests(im *impl, callers int, dur time.Duration) requestResult {
+// second part. what names the run for -cpuprofile (see window).
+func runRequests(im *impl, callers int, dur time.Duration, what string) requestResult {
 	var (
 		stop     atomic.Bool
 		reqs     atomic.Int64
@@ -121,7 +121,7 @@ func runRequests(im *impl, callers int, dur time.Duration) requestResult {
 	}
 	time.Sleep(dur / 4) // warm-up
 	c0, n0, to0, t0 := processCPU(), reqs.Load(), timeouts.Load(), time.Now()
-	time.Sleep(dur)
+	window(dur, what)
 	c1, n1, to1, el := processCPU(), reqs.Load(), timeouts.Load(), time.Since(t0)
 	stop.Store(true)
 	wg.Wait()
