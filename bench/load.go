@@ -43,6 +43,9 @@ var loadCases = []loadCase{
 	{"sleep 100x250µs", loadSleep, 100, 250 * time.Microsecond, false},
 	{"sleep 100x1ms", loadSleep, 100, time.Millisecond, false},
 	{"sleep 1000x10ms", loadSleep, 1000, 10 * time.Millisecond, false},
+	// More sleepers than two cores can wake on time: what an overload
+	// costs, and how late it makes them.
+	{"sleep 10000x1ms (overload)", loadSleep, 10000, time.Millisecond, false},
 	{"saturated chain 1000x10ms", loadChain, 1000, 10 * time.Millisecond, true},
 }
 
