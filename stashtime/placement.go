@@ -131,8 +131,8 @@ func (w *Wheel) listsNear(k timerKind, dist int64) bool {
 }
 
 // listNew lists a new func or channel timer to be filed, complete, as
-// place and weakenLater would, if it is due at least intakeAhead later, and
-// reports whether it did. It takes no lock of e: the listing publishes e,
+// place and weakenLater would, if it is due at least intakeAhead later or
+// within the lookahead (see listsNear), and reports whether it did. It takes no lock of e: the listing publishes e,
 // under the shard's lock, and e is not touched after it.
 func (w *Wheel) listNew(e *entry, now, when int64, p int) bool {
 	near := w.listsNear(e.kind, when-now)
