@@ -2,19 +2,15 @@ package poller
 
 import "runtime/metrics"
 
-// A sleep that keeps its P in a system call (see epollWait) is cheap only
-// while the runtime's monitor (sysmon) leaves the P alone, which it does
-// while another P is idle. When none is, the monitor takes the P back once
-// it has seen it in the system call at two of its looks, and every time
-// it takes one it goes back to looking every 20 µs for a millisecond or
-// more: a driver that sleeps a few milliseconds at a time in a busy
-// process keeps the monitor polling, and its threads trading the P.
-//
 // The Ps are crowded when every one runs a goroutine, or is in a system
-// call, and goroutines wait to run. Just after the driver readied
-// goroutines that is often so for a moment, in a quiet process too, so a
-// sleep gives its P up only once crowdedAfter sleeps in a row have found
-// the Ps crowded, and keeps it again from the first that finds them not.
+// call, and goroutines wait to run. Then a waiter woken by the timerfd
+// waits again, for a P, on the global run queue, behind goroutines that
+// each run a time slice; a waiter woken by a runtime timer does not (see
+// waitScheduled). Just after the driver readied goroutines the Ps are
+// often crowded for a moment, in a quiet process too, so sleeps go
+// through the scheduler only once crowdedAfter sleeps in a row have found
+// the Ps crowded, and sleep in epoll_wait again from the first that finds
+// them not.
 const crowdedAfter = 3
 
 // crowding reads the scheduler's state from runtime/metrics and counts
@@ -22,6 +18,7 @@ const crowdedAfter = 3
 type crowding struct {
 	samples [4]metrics.Sample
 	run     int
+	always  bool // for tests: every check finds the Ps crowded
 }
 
 func (c *crowding) init() {
@@ -35,13 +32,20 @@ func (c *crowding) init() {
 	}
 }
 
-// handOff reports whether a sleep about to start should give its P up:
-// whether this one and the crowdedAfter-1 before it found the Ps crowded.
-// It reads the scheduler's state, which takes the scheduler's lock for a
-// moment (about 0.4 µs in all, and no allocation: BenchmarkCrowding). A
-// toolchain older than Go 1.26 has no such metrics, and then it never
-// reports true.
-func (c *crowding) handOff() bool {
+// crowded reports whether the last check found the Ps crowded
+// crowdedAfter times in a row.
+func (c *crowding) crowded() bool { return c.run >= crowdedAfter }
+
+// check reads the scheduler's state for a sleep about to start and reports
+// whether this sleep and the crowdedAfter-1 before it found the Ps
+// crowded. The reading takes the scheduler's lock for a moment (about
+// 0.4 µs in all, and no allocation: BenchmarkCrowding). A toolchain older
+// than Go 1.26 has no such metrics, and then it never reports true.
+func (c *crowding) check() bool {
+	if c.always {
+		c.run++
+		return true
+	}
 	metrics.Read(c.samples[:])
 	for _, s := range c.samples {
 		if s.Value.Kind() != metrics.KindUint64 {
@@ -55,5 +59,5 @@ func (c *crowding) handOff() bool {
 		return false
 	}
 	c.run++
-	return c.run >= crowdedAfter
+	return c.crowded()
 }

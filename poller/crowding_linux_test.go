@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestCrowding checks when a sleep gives its P up: never in a quiet
+// TestCrowding checks when sleeps go through the scheduler: never in a quiet
 // process, and in a crowded one (every P busy, goroutines waiting) only
 // from the crowdedAfter-th sleep in a row that finds it so.
 func TestCrowding(t *testing.T) {
@@ -23,14 +23,14 @@ func TestCrowding(t *testing.T) {
 	c.init()
 	// Let the goroutines that started the test block first: with
 	// GOMAXPROCS=1 the one that started it still waits to run.
-	for i := 0; c.handOff() || c.run > 0; i++ {
+	for i := 0; c.check() || c.run > 0; i++ {
 		if i == 1000 {
 			t.Fatalf("a quiet process is crowded: %v", c.counts())
 		}
 		runtime.Gosched()
 	}
 	for range 2 * crowdedAfter {
-		if c.handOff() {
+		if c.check() {
 			t.Fatalf("a quiet process is crowded: %v", c.counts())
 		}
 	}
@@ -50,7 +50,7 @@ func TestCrowding(t *testing.T) {
 	// The spinners take a while to start (a thread each, at first); until
 	// then a reading may find a P idle, which starts the count again.
 	for limit := time.Now().Add(10 * time.Second); ; {
-		if c.handOff() {
+		if c.check() {
 			if c.run != crowdedAfter {
 				t.Fatalf("handed off after %d crowded sleeps in a row, want %d", c.run, crowdedAfter)
 			}
@@ -65,7 +65,7 @@ func TestCrowding(t *testing.T) {
 	wg.Wait()
 	// The first reading that finds a P idle, or nothing waiting, starts
 	// the count again.
-	for limit := time.Now().Add(10 * time.Second); c.handOff() || c.run > 0; runtime.Gosched() {
+	for limit := time.Now().Add(10 * time.Second); c.check() || c.run > 0; runtime.Gosched() {
 		if time.Now().After(limit) {
 			t.Fatalf("still crowded 10 s after the spinners stopped: %v", c.counts())
 		}
@@ -85,12 +85,12 @@ func (c *crowding) counts() string {
 }
 
 // BenchmarkCrowding measures a reading of the scheduler's state, which a
-// sleep under handOffBeyond makes before it starts.
+// sleep makes before it starts.
 func BenchmarkCrowding(b *testing.B) {
 	var c crowding
 	c.init()
 	b.ReportAllocs()
 	for b.Loop() {
-		c.handOff()
+		c.check()
 	}
 }

@@ -1,18 +1,21 @@
 package poller
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stashgo/stash/internal/clock"
 )
 
-// waitSleeping waits until p's waiter sleeps toward deadline in epoll_wait.
+// waitSleeping waits until p's waiter sleeps toward deadline, in epoll_wait
+// or on its runtime timer.
 func waitSleeping(t *testing.T, p *epollPoller, deadline int64) {
 	t.Helper()
 	for limit := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Microsecond) {
 		p.armMu.Lock()
-		asleep := p.sleepTo == deadline && p.mode.Load() == modeFD
+		mode := p.mode.Load()
+		asleep := p.sleepTo == deadline && (mode == modeFD || p.sched && mode == modeChan)
 		p.armMu.Unlock()
 		if asleep {
 			return
@@ -27,12 +30,19 @@ func waitSleeping(t *testing.T, p *epollPoller, deadline int64) {
 // (never earlier, and only for the deadline it sleeps toward), and that a
 // Wake still ends the deferred sleep at once.
 func TestDefer(t *testing.T) {
+	for _, crowded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("crowded=%v", crowded), func(t *testing.T) { testDefer(t, crowded) })
+	}
+}
+
+func testDefer(t *testing.T, crowded bool) {
 	pp, err := NewEpoll()
 	if err != nil {
 		t.Skip(err)
 	}
 	defer pp.Close()
 	p := pp.(*epollPoller)
+	p.crowd.always = crowded
 	for _, wake := range []bool{false, true} {
 		from := clock.Mono() + int64(20*time.Millisecond)
 		to := from + int64(100*time.Millisecond)

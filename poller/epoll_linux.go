@@ -32,10 +32,15 @@ type epollPoller struct {
 	fdsClosed atomic.Bool
 	cleanup   runtime.Cleanup // closes the descriptors of a poller dropped unclosed
 
-	// armMu guards armed and sleepTo, which the waiter and Defer change.
+	// armMu guards armed, sleepTo and sched, which the waiter and Defer
+	// change, and the calls on timer.
 	armMu   sync.Mutex
 	armed   int64 // the deadline the timerfd is armed for; 0 if none
-	sleepTo int64 // the deadline the waiter sleeps toward in epoll_wait; 0 if none
+	sleepTo int64 // the deadline the waiter sleeps toward; 0 if none
+	sched   bool  // the waiter sleeps on timer, not in epoll_wait
+	// timer is the runtime timer a sleep on the scheduler waits for (see
+	// waitScheduled); created by the first such sleep.
+	timer *time.Timer
 
 	// Owned by the waiter.
 	events [2]unix.EpollEvent
@@ -53,8 +58,9 @@ type epollPoller struct {
 // Wait with a deadline blocks the calling OS thread in epoll_wait, so a
 // wake-up costs one thread switch and lands within microseconds of the
 // deadline. A wait of handOffBeyond or more gives up the caller's P first,
-// so that other goroutines run on it meanwhile, and so does a shorter one
-// when the Ps are crowded (see crowding_linux.go).
+// so that other goroutines run on it meanwhile. While the Ps are crowded
+// (see crowding_linux.go) Wait sleeps on a runtime timer instead, as the
+// portable poller does: then the scheduler wakes the waiter.
 func NewEpoll() (Poller, error) {
 	p := &epollPoller{epfd: -1, tfd: -1, efd: -1}
 	p.init()
@@ -197,8 +203,10 @@ func (p *epollPoller) Wait(deadline int64) error {
 		return nil
 	}
 	// One reading of the Ps per Wait, however many times Defer or a stale
-	// signal sends it back to epoll_wait: crowding counts sleeps.
-	crowded := deadline-clock.Mono() < handOffBeyond && p.crowd.handOff()
+	// signal sends it back to sleep: crowding counts sleeps.
+	if p.crowd.check() {
+		return p.waitScheduled(deadline)
+	}
 	p.armMu.Lock()
 	err := p.arm(deadline)
 	p.sleepTo = deadline
@@ -217,7 +225,7 @@ func (p *epollPoller) Wait(deadline int64) error {
 		if p.pending.Load() {
 			break
 		}
-		n, err := p.epollWait(deadline, crowded)
+		n, err := p.epollWait(deadline)
 		if err != nil {
 			if err == unix.EINTR {
 				continue
@@ -256,11 +264,9 @@ func (p *epollPoller) Wait(deadline int64) error {
 // before another goroutine could use it. A longer one gives the P up
 // first (see sleepWithoutP): the runtime's monitor takes back a P left in
 // a system call only when it next looks, which in a busy process can be
-// 10 ms on, and meanwhile the goroutines queued on it wait. So does a
-// shorter one when the Ps are crowded (see crowding_linux.go): the monitor
-// would take the P back anyway, and go back to polling for it.
-func (p *epollPoller) epollWait(deadline int64, crowded bool) (int, error) {
-	if deadline-clock.Mono() < handOffBeyond && !crowded {
+// 10 ms on, and meanwhile the goroutines queued on it wait.
+func (p *epollPoller) epollWait(deadline int64) (int, error) {
+	if deadline-clock.Mono() < handOffBeyond {
 		return unix.EpollWait(p.epfd, p.events[:], -1)
 	}
 	n, errno := sleepWithoutP(p.epfd, &p.events[0], len(p.events))
@@ -278,6 +284,10 @@ func (p *epollPoller) epollWait(deadline int64, crowded bool) (int, error) {
 // threshold of 1 ms, 0.94-1.00x with 5 ms (go run ./bench -only load).
 const handOffBeyond = int64(5 * time.Millisecond)
 
+// Crowded reports whether the last Wait found the Ps crowded, so that the
+// next sleeps go through the scheduler (see waitScheduled).
+func (p *epollPoller) Crowded() bool { return p.crowd.crowded() }
+
 // setSleep sets the deadline the waiter sleeps toward.
 func (p *epollPoller) setSleep(deadline int64) {
 	p.armMu.Lock()
@@ -285,9 +295,10 @@ func (p *epollPoller) setSleep(deadline int64) {
 	p.armMu.Unlock()
 }
 
-// Defer moves the wake-up of a waiter asleep in epoll_wait toward from to
-// the later to, and reports whether it did: it re-arms the timerfd, which
-// costs the caller one system call and spares the waiter a wake-up.
+// Defer moves the wake-up of a waiter asleep toward from to the later to,
+// and reports whether it did: it re-arms the timerfd, which costs the
+// caller one system call, or the runtime timer, and spares the waiter a
+// wake-up.
 func (p *epollPoller) Defer(from, to int64) bool {
 	if to <= from || !p.acquire() {
 		return false
@@ -295,7 +306,15 @@ func (p *epollPoller) Defer(from, to int64) bool {
 	defer p.release()
 	p.armMu.Lock()
 	defer p.armMu.Unlock()
-	if p.sleepTo != from || p.mode.Load() != modeFD {
+	if p.sleepTo != from {
+		return false
+	}
+	if p.sched {
+		p.sleepTo = to
+		p.timer.Reset(time.Duration(to - clock.Mono()))
+		return true
+	}
+	if p.mode.Load() != modeFD {
 		return false
 	}
 	if p.arm(to) != nil {

@@ -16,6 +16,15 @@ func impls() []impl {
 			}
 			return p
 		}},
+		{"epoll-crowded", func(t *testing.T) Poller {
+			// Every sleep goes through the scheduler (see waitScheduled).
+			p, err := NewEpoll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.(*epollPoller).crowd.always = true
+			return p
+		}},
 		{"portable", func(*testing.T) Poller { return NewPortable(clock.System) }},
 	}
 }

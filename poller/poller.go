@@ -96,3 +96,13 @@ type Deferrer interface {
 	// once.
 	Defer(from, to int64) bool
 }
+
+// A Crowder is a Poller that sleeps through the scheduler while the Ps are
+// crowded. The Linux poller is one.
+type Crowder interface {
+	// Crowded reports whether the waiter's sleeps now go through the
+	// scheduler: every P is busy and goroutines wait to run. Then a
+	// goroutine that yields waits behind them, and one that blocks in
+	// Wait lets them run on its thread anyway. Only the waiter calls it.
+	Crowded() bool
+}

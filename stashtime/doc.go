@@ -121,14 +121,17 @@
 // Asleep in the poller for less than 5 ms, the driver keeps its P, as any
 // system call does; a longer sleep gives the P up first, since the
 // runtime's monitor may take 10 ms to notice a P left in a system call
-// while goroutines queue on it. So does a shorter one while every P is
-// busy and goroutines wait (three sleeps in a row have found it so): the
-// monitor would take the P back within tens of microseconds, and poll
-// every 20 µs for a millisecond after each time it does. So that the goroutines a pass made
-// runnable do not wait on the driver's P, it yields once before it sleeps
-// if there are two or more: the thread that ran the pass runs them, where
-// a P handed off or taken back costs another thread. A lone one waits in
-// the P's next slot, which an idle P takes at once.
+// while goroutines queue on it. While every P is busy and goroutines wait
+// (three sleeps in a row have found it so), the driver sleeps on a
+// runtime timer instead: a thread woken by the kernel would queue for a P
+// behind goroutines that each run a time slice, where the scheduler runs
+// a runtime timer between two of them and the driver next, so its timers
+// reach their waiters as soon as package time's. So that the goroutines a
+// pass made runnable do not wait on the driver's P, it yields once before
+// it sleeps if there are two or more and the Ps are not crowded: the
+// thread that ran the pass runs them, where a P handed off or taken back
+// costs another thread. A lone one waits in the P's next slot, which an
+// idle P takes at once.
 //
 // # What runs when
 //

@@ -80,15 +80,16 @@ func (w *Wheel) run() {
 			// More is due. While the timers are on time, let the
 			// callbacks just started run, and any goroutine that comes
 			// by fire the next batch meanwhile. Once they are
-			// catchUpBeyond late, fire on: under load the Gosched puts
-			// the driver at the back of the global run queue, behind
-			// goroutines that may run a whole time slice each.
+			// catchUpBeyond late, or while the Ps are crowded, fire on:
+			// under load the Gosched puts the driver at the back of the
+			// global run queue, behind goroutines that may run a whole
+			// time slice each.
 			now := w.now()
 			behind := now-d.lastFired >= catchUpBeyond
 			w.helpAt.Store(now)
 			w.sleepUntil.Store(now)
 			d.release()
-			if fired > 0 && !behind {
+			if fired > 0 && !behind && !w.crowded() {
 				yieldBetweenBatches()
 			}
 			continue
@@ -117,13 +118,16 @@ func (w *Wheel) run() {
 		if w.system && next-now >= leaveBeyond && w.leave(next, now) {
 			return
 		}
-		if fired > 1 {
+		if fired > 1 && !w.crowded() {
 			// Let the goroutines the pass made runnable start before the
 			// driver sleeps, on this thread: asleep in the poller the
 			// driver keeps its P (see doc.go), or hands it to another
 			// thread. One goroutine alone waits in the P's next slot,
 			// which an idle P takes whole, at once, from a P in a system
-			// call: the yield would only make it later.
+			// call: the yield would only make it later. While the Ps are
+			// crowded the driver sleeps through the scheduler, which runs
+			// them on this thread, and a yield would queue the driver
+			// behind every goroutine waiting.
 			yieldBeforeSleep()
 		}
 		if err := w.poller.Wait(next); err != nil {
@@ -214,6 +218,13 @@ func (d *driver) awaitProducer() {
 	} else {
 		time.Sleep(time.Duration(parkWait))
 	}
+}
+
+// crowded reports whether the poller sleeps through the scheduler because
+// the Ps are crowded (see poller.Crowder). Only the driver calls it.
+func (w *Wheel) crowded() bool {
+	c, ok := w.poller.(poller.Crowder)
+	return ok && c.Crowded()
 }
 
 // yieldBeforeSleep is the driver's yield before it sleeps, when its pass
