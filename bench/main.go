@@ -53,10 +53,16 @@ type config struct {
 	churnN      int
 	churnTime   time.Duration
 	churnRounds int
-	only        []string
-	out         string
-	cpuProfile  string        // -cpuprofile's directory, or ""
-	soak        time.Duration // run the soak (see soak.go) for this long per implementation, instead
+	// The busy rows: GOMAXPROCS values, counts of computing goroutines,
+	// waits per run, runs per implementation, and whether every kind of
+	// wait is measured or only the first two (see busy.go).
+	busyProcs, busySpinners []int
+	busyN, busyRounds       int
+	busyAll                 bool
+	only                    []string
+	out                     string
+	cpuProfile              string        // -cpuprofile's directory, or ""
+	soak                    time.Duration // run the soak (see soak.go) for this long per implementation, instead
 }
 
 func quickConfig() config {
@@ -72,6 +78,7 @@ func quickConfig() config {
 		loadTime: 300 * time.Millisecond, loadRounds: 1, httpTime: 300 * time.Millisecond,
 		requestLive: []int{1_000, 10_000}, requestTime: 100 * time.Millisecond, requestRounds: 1,
 		churnN: 2_000, churnTime: 100 * time.Millisecond, churnRounds: 1,
+		busyProcs: []int{1}, busySpinners: []int{4}, busyN: 4, busyRounds: 1,
 	}
 }
 
@@ -88,6 +95,7 @@ func defaultConfig() config {
 		loadTime: 600 * time.Millisecond, loadRounds: 1, httpTime: 500 * time.Millisecond,
 		requestLive: []int{10_000, 1_000_000}, requestTime: 300 * time.Millisecond, requestRounds: 2,
 		churnN: 20_000, churnTime: 600 * time.Millisecond, churnRounds: 2,
+		busyProcs: []int{1, 2}, busySpinners: []int{1, 2, 4, 8}, busyN: 8, busyRounds: 2, busyAll: true,
 	}
 }
 
@@ -101,6 +109,7 @@ func longConfig() config {
 	c.loadTime, c.loadRounds, c.httpTime = 4*time.Second, 3, 4*time.Second
 	c.requestTime, c.requestRounds = time.Second, 4
 	c.churnTime, c.churnRounds = 2*time.Second, 4
+	c.busyN, c.busyRounds = 20, 4
 	return c
 }
 
@@ -110,7 +119,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "smallest sizes and fewest samples (a few seconds; for tests)")
 	long := fs.Bool("long", false, "longer runs and more samples, for more precise figures")
-	only := fs.String("only", "", "comma-separated workloads to run, of: "+strings.Join(workloadNames(), ","))
+	only := fs.String("only", "", "comma-separated workloads to run, of: "+strings.Join(workloadNames(), ",")+" (a full run leaves out "+strings.Join(optIn, ",")+")")
 	out := fs.String("out", "bench/out", "directory for the PNG plots")
 	soak := fs.Duration("soak", 0, "instead, run the heap soak (see soak.go) for this long with time, then with stash")
 	cpuprofile := fs.String("cpuprofile", "", "directory to write a CPU profile of each load, request and churn run's measured window to (see profile.go)")
@@ -182,6 +191,9 @@ func main() {
 func run(cfg config, stdout, stderr io.Writer) error {
 	var sel []workload
 	for _, w := range workloads {
+		if len(cfg.only) == 0 && cfg.mode != "quick" && slices.Contains(optIn, w.name) {
+			continue
+		}
 		if len(cfg.only) == 0 || slices.Contains(cfg.only, w.name) {
 			sel = append(sel, w)
 		}

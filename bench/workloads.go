@@ -70,7 +70,12 @@ var workloads = []workload{
 	{"request", requestSteps, requestRows},
 	{"churn", churnSteps, churn},
 	{"context", contextSteps, contextRows},
+	{"busy", busySteps, busyRows},
 }
+
+// optIn names the workloads that a full run leaves out, for their length:
+// each runs when -only names it, and small in -quick.
+var optIn = []string{"busy"}
 
 func workloadNames() []string {
 	var s []string
