@@ -1,9 +1,10 @@
 module github.com/stashgo/stash/bench
 
-go 1.24.0
+go 1.26.0
 
 require (
 	github.com/stashgo/stash v0.0.0-00010101000000-000000000000
+	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 	gonum.org/v1/plot v0.17.0
 )
 
@@ -15,6 +16,7 @@ require (
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	golang.org/x/image v0.30.0 // indirect
+	golang.org/x/sys v0.40.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )
 
