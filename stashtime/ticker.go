@@ -55,10 +55,13 @@ func (t *Ticker) Stop() {
 		return
 	}
 	e.lock()
-	e.disarm()
+	stopped := e.disarm()
 	e.dropHolder()
 	e.discardValue()
 	e.unlock()
+	if stopped {
+		e.w.dropRevive()
+	}
 }
 
 // Reset stops the ticker, discards a tick not yet received, and restarts it

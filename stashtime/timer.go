@@ -127,6 +127,9 @@ func (t *Timer) Stop() bool {
 		stopped = true
 	}
 	e.unlock()
+	if stopped {
+		e.w.dropRevive()
+	}
 	return stopped
 }
 

@@ -88,10 +88,40 @@ func (w *Wheel) leave(next, now int64) bool {
 	return true
 }
 
+// dropRevive is called after a Stop disarmed a timer. If the driver has
+// left and no timer is pending any more, it takes the runtime timer that
+// would bring the driver back out of the runtime's heap, so that a program
+// blocked for good is reported as deadlocked as soon as with package time.
+// It fires that timer now rather than stop it (a stopped one may stay in
+// its P's heap until its instant), and comeBack then finds nothing to come
+// back for.
+//
+// It raises the armed instant to NoDeadline first: a producer that arms a
+// timer from then on finds it above its own and starts the driver. Then it
+// counts the pending timers again, for a producer that armed one before
+// the raise and left the driver to the runtime timer: the counts are read
+// after the raise, so they include that timer. No lock is held.
+func (w *Wheel) dropRevive() {
+	if !w.gone.Load() || w.live() > 0 {
+		return
+	}
+	su := w.sleepUntil.Load()
+	if su == poller.NoDeadline || !w.sleepUntil.CompareAndSwap(su, poller.NoDeadline) {
+		return
+	}
+	w.revive.Reset(0) // set before gone, which this goroutine has seen
+	if w.live() > 0 {
+		w.wakeIfEarlier(w.now())
+	}
+}
+
 // comeBack starts the driver a little before the instant it left for,
 // or, if the runtime ran it late, after: then the armed instant has
 // passed, and lowering it to the clock would not start the driver.
 func (w *Wheel) comeBack() {
+	if w.sleepUntil.Load() == poller.NoDeadline {
+		return // nothing is pending (see dropRevive); a producer starts the driver
+	}
 	if w.gone.Load() && w.gone.CompareAndSwap(true, false) {
 		go w.run()
 		return

@@ -166,6 +166,10 @@ func skipUnderRace(t *testing.T) {
 	}
 }
 
+// reportMargin is how much later than package time's child a stashtime
+// child may die with the deadlock report.
+const reportMargin = 500 * time.Millisecond
+
 const deadlockMsg = "fatal error: all goroutines are asleep - deadlock!"
 
 // reported tells whether a child died with the runtime's deadlock report.
@@ -193,17 +197,29 @@ func TestDeadlockDetected(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			var control time.Duration
 			if c.control {
+				start := time.Now()
 				if ctl := children.Run(t, c.name+"-time", 20*time.Second); !reported(ctl) {
 					t.Fatalf("control with package time: exit %d timedOut %v, stderr:\n%s", ctl.Code, ctl.TimedOut, ctl.Stderr)
 				}
+				control = time.Since(start)
 			}
+			start := time.Now()
 			r := children.Run(t, c.name, 5*time.Second)
+			took := time.Since(start)
 			if r.TimedOut {
 				t.Fatalf("package time reports the deadlock; stashtime reported none within 5s (the driver sleeps in the poller's system call toward a stopped deadline)")
 			}
 			if !reported(r) {
 				t.Fatalf("exit %d, stderr:\n%s", r.Code, r.Stderr)
+			}
+			// As soon as package time: no runtime timer of the wheel's
+			// stays armed once nothing is pending. The margin is for a
+			// loaded machine; a timer left to bring the driver back took
+			// about a second more.
+			if c.control && took > control+reportMargin {
+				t.Fatalf("stashtime's child died with the deadlock report after %v, package time's after %v: more than %v later", took, control, reportMargin)
 			}
 		})
 	}
