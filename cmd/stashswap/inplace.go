@@ -105,7 +105,12 @@ func (c *command) runInPlace(patterns []string) error {
 	} else {
 		fmt.Fprintf(report, "stashswap: %s %s in %s of %s\n", c.verb(), plural(total, "import"), plural(totalFiles, "file"), plural(swappedPkgs, "package"))
 	}
-	return c.ensureRequire(report, c.diff)
+	// Load the swapped packages with their tests, which import stash now.
+	load := []string{"-test"}
+	if c.tags != "" {
+		load = append(load, "-tags="+c.tags)
+	}
+	return c.ensureRequire(report, c.diff, append(load, patterns...))
 }
 
 // verb is what the summary lines say was done.

@@ -101,7 +101,15 @@ func (c *command) runOverlay(patterns []string) error {
 		fmt.Fprintf(c.stdout, "stashswap: wrote %s: %s in %s of %s, copies in %s; build with: go build -overlay %s\n",
 			c.overlay, plural(total, "import"), plural(len(replace), "file"), plural(swappedPkgs, "package"), cache, c.overlay)
 	}
-	return c.ensureRequire(c.stdout, false)
+	// Nothing of the module imports stash's packages (but the copies): load
+	// them alone, without their tests.
+	var load []string
+	for _, p := range []string{swap.Time, swap.Context} {
+		if repl, ok := c.swaps[p]; ok {
+			load = append(load, repl)
+		}
+	}
+	return c.ensureRequire(c.stdout, false, load)
 }
 
 // writeCopy writes data, a swapped file named base, under cache at a path

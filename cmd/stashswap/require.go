@@ -12,9 +12,10 @@ import (
 )
 
 // ensureRequire makes the module that c.dir is in require stash, with go
-// get, unless it does already (or is stash itself); with dryRun it only
-// says what it would run.
-func (c *command) ensureRequire(report io.Writer, dryRun bool) error {
+// get, unless it does already (or is stash itself), and then loads the
+// packages that load names (go list arguments) to complete go.mod and
+// go.sum; with dryRun it only says what it would run.
+func (c *command) ensureRequire(report io.Writer, dryRun bool, load []string) error {
 	out, err := c.goCmd("env", "GOMOD")
 	if err != nil {
 		return err
@@ -54,6 +55,12 @@ func (c *command) ensureRequire(report io.Writer, dryRun bool) error {
 	}
 	if _, err := c.goCmd("get", target); err != nil {
 		return fmt.Errorf("the imports are swapped, but adding the requirement failed: %w", err)
+	}
+	// go get of a module records neither the modules nor the sums of what
+	// its packages import (golang.org/x/sys); loading the swapped packages
+	// with -mod=mod does, so the module builds at once.
+	if _, err := c.goCmd(append([]string{"list", "-mod=mod", "-deps"}, load...)...); err != nil {
+		return fmt.Errorf("the imports are swapped and %s required, but loading the packages to record its dependencies failed (go mod tidy may): %w", swap.Stash, err)
 	}
 	fmt.Fprintf(report, "stashswap: go get %s: %s requires it now\n", target, c.rel(gomod))
 	return nil
