@@ -13,21 +13,24 @@ import (
 
 // listedPackage is what stashswap reads of a package from go list -json.
 type listedPackage struct {
-	ImportPath string
-	Dir        string
-	Standard   bool
-	Module     *struct {
-		Path    string
-		Version string
-		Main    bool
-		Dir     string
-	}
+	ImportPath     string
+	Dir            string
+	Standard       bool
+	Module         *listedModule
 	GoFiles        []string
 	CgoFiles       []string
 	TestGoFiles    []string
 	XTestGoFiles   []string
 	IgnoredGoFiles []string // excluded by build constraints
 	Error          *struct{ Err string }
+}
+
+// listedModule is what stashswap reads of a package's module.
+type listedModule struct {
+	Path    string
+	Version string
+	Main    bool
+	Dir     string
 }
 
 // listFields are the fields of go list -json that listedPackage reads.

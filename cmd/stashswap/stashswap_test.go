@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -242,6 +244,55 @@ func TestOverlay(t *testing.T) {
 
 	assert.Equal(t, "fired on the wheel: 1\n", goCommand(t, app, nil, "run", "-overlay", "stash.json", "."))
 	assert.Equal(t, "fired on the wheel: 0\n", goCommand(t, app, nil, "run", "."))
+}
+
+// TestOverlayModuleCache: the go command lets no overlay replace a file in
+// the module cache, so a dependency there (go.uber.org/goleak, which this
+// repository's tests use, so it is in the cache) is copied, swapped in the
+// copy, and put in place by an overlaid go.mod: a program built with the
+// overlay sleeps on the wheel inside goleak.Find (its retries start at a
+// microsecond), and without it does not.
+func TestOverlayModuleCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two programs with the go command: a few seconds")
+	}
+	isolate(t)
+	root := repoRoot(t)
+	sums, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	require.NoError(t, err)
+	dir := writeTree(t, map[string]string{
+		"go.mod": "module example.com/app\n\ngo 1.24.0\n\nrequire (\n\tgithub.com/stashgo/stash v0.0.0\n\tgo.uber.org/goleak v1.3.0\n)\n\n" +
+			"require golang.org/x/sys v0.40.0 // indirect\n\nreplace github.com/stashgo/stash => " + root + "\n",
+		"go.sum": string(sums),
+		"main.go": "package main\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/stashgo/stash/stashtime\"\n\t\"go.uber.org/goleak\"\n)\n\n" +
+			"func main() {\n\tblock := make(chan struct{})\n\tgo func() { <-block }()\n\terr := goleak.Find()\n\tclose(block)\n" +
+			"\tfmt.Println(\"leak found:\", err != nil, \"- fired on the wheel:\", stashtime.Default().Stats().Fired > 0)\n}\n",
+	})
+	gomodBefore := snapshot(t, dir)[filepath.Join(dir, "go.mod")]
+	cache := filepath.Join(t.TempDir(), "cache")
+	out := goCommand(t, dir, nil, "list", "-f", "{{.Module.Dir}}", "go.uber.org/goleak")
+	modDir := strings.TrimSpace(out)
+	require.Contains(t, modDir, "goleak@v1.3.0", "goleak's directory")
+
+	code, stdout, stderr := stashswap(t, dir, "-overlay", "stash.json", "-cache", cache, "go.uber.org/goleak")
+	require.Equal(t, 0, code, "exit status: %s", stderr)
+	assert.Contains(t, stdout, "swapped go.uber.org/goleak: 3 imports in 3 files\n")
+	assert.Contains(t, stdout, "go.uber.org/goleak@v1.3.0 is in the module cache")
+	overlay, err := os.ReadFile(filepath.Join(dir, "stash.json"))
+	require.NoError(t, err)
+	var o struct{ Replace map[string]string }
+	require.NoError(t, json.Unmarshal(overlay, &o))
+	require.Len(t, o.Replace, 1, "the overlay replaces go.mod alone")
+	gomod, err := os.ReadFile(o.Replace[filepath.Join(dir, "go.mod")])
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^replace go\.uber\.org/goleak v1\.3\.0 => `+regexp.QuoteMeta(filepath.Join(cache, "mod")), string(gomod))
+	assert.Equal(t, gomodBefore, snapshot(t, dir)[filepath.Join(dir, "go.mod")], "go.mod itself changed")
+	orig, err := os.ReadFile(filepath.Join(modDir, "options.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(orig), "\t\"time\"\n", "the module cache's copy changed")
+
+	assert.Equal(t, "leak found: true - fired on the wheel: true\n", goCommand(t, dir, nil, "run", "-overlay", "stash.json", "."))
+	assert.Equal(t, "leak found: true - fired on the wheel: false\n", goCommand(t, dir, nil, "run", "."))
 }
 
 // TestOverlayRefusesStd: a package of the standard library cannot import a
