@@ -16,7 +16,8 @@
 # For each module, in sequence: fetch the pinned version through the module
 # proxy (go mod download), copy it, point github.com/stashgo/stash at this
 # checkout (require and replace), rewrite its imports (stashswap ./..., which
-# fails this module if it swaps nothing) and go mod tidy, then
+# fails this module if it swaps nothing, or if a second run or -check finds
+# anything left) and go mod tidy, then
 # go test -count=1 -p 2 ./... in the copy.
 #
 # A test that fails swapped is run again, swapped, up to twice. If it failed
@@ -154,6 +155,17 @@ prepare_swapped() {
 		echo "modules: stashswap swapped no import in ${module[$n]}"
 		return 1
 	fi
+	# A second run changes nothing, and -check finds no import left.
+	out=$(cd "$dest" && "$swapper" "${args[@]}" ./... 2>&1) || rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q '^stashswap: nothing to swap' <<<"$out"; then
+		echo "modules: a second stashswap run in ${module[$n]} did not find nothing to swap:"
+		echo "$out"
+		return 1
+	fi
+	(cd "$dest" && "$swapper" "${args[@]}" -check ./...) || {
+		echo "modules: stashswap -check failed in ${module[$n]} after the swap"
+		return 1
+	}
 	(cd "$dest" && timeout 300 go mod tidy) || return 1
 }
 
