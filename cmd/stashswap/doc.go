@@ -39,20 +39,26 @@
 //
 // The timers of a dependency (the idle timeouts of golang.org/x/net/http2's
 // server, say) stay on the runtime's timers, for its files import time. With
-// -overlay, stashswap writes swapped copies of the files of the packages
-// named, to a cache directory (-cache; by default stashswap in the user's
-// cache directory), and an overlay file that maps each original to its copy,
-// for the go command's -overlay flag:
+// -overlay, stashswap swaps the packages named, in copies under a cache
+// directory (-cache; by default stashswap in the user's cache directory),
+// and writes an overlay file for the go command's -overlay flag:
 //
 //	go run github.com/stashgo/stash/cmd/stashswap -overlay stash.json golang.org/x/net/http2
 //	go build -overlay stash.json ./...
 //
-// go test and go run take -overlay too. The copies are named by their
-// contents, so one is never stale; the overlay file must be written again
-// when a dependency's version changes. The dependency's copies import
-// stashtime, which resolves because the main module requires
-// github.com/stashgo/stash (stashswap adds the requirement; go mod tidy keeps
-// it only while a package of the module imports stash, so keep one such
-// import, if only a blank one). A package of the standard library is refused:
-// it cannot import a module. Cgo files are not overlaid.
+// go test and go run take -overlay too. The go command lets no overlay
+// replace a file in the module cache, where dependencies usually are, so a
+// module there is copied whole, the named packages are swapped in the copy,
+// and the overlay replaces the main module's go.mod with one that adds a
+// replace directive for the copy: run stashswap again after changing go.mod
+// or the dependency's version, and outside workspace mode (GOWORK=off). A
+// package elsewhere (a module replaced by a directory, a vendor directory)
+// gets an overlay entry for each swapped file. Copies are named by their
+// contents, so one is never stale.
+//
+// The swapped copies import stashtime, which resolves because the main
+// module requires github.com/stashgo/stash (stashswap adds the requirement;
+// go mod tidy keeps it only while a package of the module imports stash, so
+// keep one such import, if only a blank one). A package of the standard
+// library is refused: it cannot import a module. Cgo files are not swapped.
 package main
