@@ -2,23 +2,10 @@
 
 // Command modules is the helper of modules.sh, which runs the tests of public
 // modules with their imports of time and context swapped for stashtime and
-// stashcontext. It does the two things that a shell does badly:
+// stashcontext (by cmd/stashswap). It reads what go test -json writes, which
+// a shell does badly:
 //
-//	go run .ci/modules.go swap DIR PKG=NEWPATH...
 //	go test -json ... 2>&1 | go run .ci/modules.go report [-lines N] [-most M] RESULT
-//
-// swap rewrites, in every .go file under DIR (testdata, vendor, nested
-// modules and directories whose name starts with "." or "_" left out, as the
-// go command leaves them out), each import of PKG to NEWPATH under PKG's
-// name, so that the code that uses it is unchanged:
-//
-//	import "time"            ->  import time "github.com/stashgo/stash/stashtime"
-//	import t "time"          ->  import t "github.com/stashgo/stash/stashtime"
-//	import ( "fmt"; "time" ) ->  import ( "fmt"; time "github.com/stashgo/stash/stashtime" )
-//
-// Only the import's path (and the name it gets) is touched; the rest of each
-// file is kept byte for byte. It prints how many imports it rewrote, in how
-// many files, and fails if it rewrote none.
 //
 // report reads the events of go test -json (and any plain lines mixed in,
 // such as the go command's own errors, which it prints as they are). It
@@ -39,13 +26,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"go/parser"
-	"go/token"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -55,8 +37,6 @@ func main() {
 	}
 	var err error
 	switch os.Args[1] {
-	case "swap":
-		err = swapCmd(os.Args[2:])
 	case "report":
 		err = reportCmd(os.Args[2:])
 	default:
@@ -69,115 +49,8 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: modules swap DIR PKG=NEWPATH... | modules report [-lines N] [-most M] RESULT")
+	fmt.Fprintln(os.Stderr, "usage: modules report [-lines N] [-most M] RESULT")
 	os.Exit(2)
-}
-
-// swapCmd implements "swap DIR PKG=NEWPATH...".
-func swapCmd(args []string) error {
-	if len(args) < 2 {
-		usage()
-	}
-	root := args[0]
-	swaps := map[string]string{} // old import path -> new import path
-	for _, a := range args[1:] {
-		old, repl, ok := strings.Cut(a, "=")
-		if !ok || old == "" || repl == "" {
-			return fmt.Errorf("swap: %q is not PKG=NEWPATH", a)
-		}
-		swaps[old] = repl
-	}
-	files, imports := 0, 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path == root {
-				return nil
-			}
-			if name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-				return filepath.SkipDir // a nested module: not part of this one
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
-			return nil
-		}
-		n, err := swapFile(path, swaps)
-		if n > 0 {
-			files++
-			imports += n
-		}
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("swap: %w", err)
-	}
-	if imports == 0 {
-		return fmt.Errorf("swap: no import to rewrite under %s", root)
-	}
-	fmt.Printf("swapped %d imports in %d files\n", imports, files)
-	return nil
-}
-
-// swapFile rewrites the imports named in swaps in one file, in place, and
-// returns how many it rewrote.
-func swapFile(path string, swaps map[string]string) (int, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, src, parser.ImportsOnly)
-	if err != nil {
-		return 0, err
-	}
-	type edit struct {
-		start, end int
-		text       string
-	}
-	var edits []edit
-	for _, spec := range f.Imports {
-		old, err := strconv.Unquote(spec.Path.Value)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", fset.Position(spec.Path.Pos()), err)
-		}
-		repl, ok := swaps[old]
-		if !ok {
-			continue
-		}
-		text := strconv.Quote(repl)
-		if spec.Name == nil {
-			// The package keeps the name it had: the last element of its path.
-			text = old[strings.LastIndex(old, "/")+1:] + " " + text
-		}
-		edits = append(edits, edit{
-			start: fset.Position(spec.Path.Pos()).Offset,
-			end:   fset.Position(spec.Path.End()).Offset,
-			text:  text,
-		})
-	}
-	if len(edits) == 0 {
-		return 0, nil
-	}
-	var b strings.Builder
-	last := 0
-	for _, e := range edits { // f.Imports is in source order
-		b.Write(src[last:e.start])
-		b.WriteString(e.text)
-		last = e.end
-	}
-	b.Write(src[last:])
-	info, err := os.Stat(path)
-	if err != nil {
-		return 0, err
-	}
-	return len(edits), os.WriteFile(path, []byte(b.String()), info.Mode().Perm())
 }
 
 // event is one line of go test -json (cmd/test2json's TestEvent).

@@ -5,16 +5,19 @@
 #   import "time"     ->  import time "github.com/stashgo/stash/stashtime"
 #   import "context"  ->  import context "github.com/stashgo/stash/stashcontext"
 #
-# in every .go file of the module, tests included (grouped and aliased
-# imports too: .ci/modules.go does the rewriting and reads go test -json).
+# in every package of the module, tests included (grouped and aliased
+# imports too), by cmd/stashswap, the command users run; .ci/modules.go reads
+# go test -json.
 #
 #   bash .ci/modules.sh                 # every module in the table below
 #   bash .ci/modules.sh cron yamux      # only these (names from the table)
 #   MODULES_KEEP=1 bash .ci/modules.sh cron   # keep the copies, print where
 #
 # For each module, in sequence: fetch the pinned version through the module
-# proxy (go mod download), copy it, rewrite its imports, point
-# github.com/stashgo/stash at this checkout (replace) and go mod tidy, then
+# proxy (go mod download), copy it, point github.com/stashgo/stash at this
+# checkout (require and replace), rewrite its imports (stashswap ./..., which
+# fails this module if it swaps nothing, or if a second run or -check finds
+# anything left) and go mod tidy, then
 # go test -count=1 -p 2 ./... in the copy.
 #
 # A test that fails swapped is run again, swapped, up to twice. If it failed
@@ -43,10 +46,6 @@ export PATH="/usr/local/go/bin:$PATH"
 export GOWORK=off GOFLAGS=-mod=mod GOTOOLCHAIN=local
 
 stash=github.com/stashgo/stash
-declare -A swapto=(
-	[time]=$stash/stashtime
-	[context]=$stash/stashcontext
-)
 # go test -timeout, in seconds: a module's whole run (the slowest takes about
 # 70 s), and a rerun of its failures. Each go test is stopped a minute later
 # still (a build that hangs), and each fetch or tidy after 5 minutes.
@@ -121,6 +120,8 @@ fi
 
 tool=$work/modtool
 go build -o "$tool" .ci/modules.go || exit 1
+swapper=$work/stashswap
+go build -o "$swapper" ./cmd/stashswap || exit 1
 
 # fetch NAME DEST: copy the module's pinned version, as the proxy serves it,
 # to DEST, writable, with a go.mod (a +incompatible one has none).
@@ -141,16 +142,31 @@ fetch() {
 
 # prepare_swapped NAME: the module's copy with its imports swapped.
 prepare_swapped() {
-	local n=$1 dest=$work/$1/swapped s
+	local n=$1 dest=$work/$1/swapped out rc=0
 	local -a args=()
-	for s in ${swaps[$n]//,/ }; do
-		args+=("$s=${swapto[$s]}")
-	done
+	case ,${swaps[$n]}, in *,time,*) ;; *) args+=(-time=false) ;; esac
+	case ,${swaps[$n]}, in *,context,*) args+=(-context) ;; esac
 	fetch "$n" "$dest" || return 1
-	"$tool" swap "$dest" "${args[@]}" || return 1
-	(cd "$dest" &&
-		go mod edit -require="$stash@v0.0.0" -replace="$stash=$root" &&
-		timeout 300 go mod tidy) || return 1
+	(cd "$dest" && go mod edit -require="$stash@v0.0.0" -replace="$stash=$root") || return 1
+	out=$(cd "$dest" && timeout 300 "$swapper" "${args[@]}" ./... 2>&1) || rc=$?
+	grep -v '^swapped ' <<<"$out" # the summary and any file left, not each package
+	[ "$rc" -eq 0 ] || return 1
+	if ! grep -q '^stashswap: swapped ' <<<"$out"; then
+		echo "modules: stashswap swapped no import in ${module[$n]}"
+		return 1
+	fi
+	# A second run changes nothing, and -check finds no import left.
+	out=$(cd "$dest" && "$swapper" "${args[@]}" ./... 2>&1) || rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q '^stashswap: nothing to swap' <<<"$out"; then
+		echo "modules: a second stashswap run in ${module[$n]} did not find nothing to swap:"
+		echo "$out"
+		return 1
+	fi
+	(cd "$dest" && "$swapper" "${args[@]}" -check ./...) || {
+		echo "modules: stashswap -check failed in ${module[$n]} after the swap"
+		return 1
+	}
+	(cd "$dest" && timeout 300 go mod tidy) || return 1
 }
 
 # prepare_original NAME: the module's copy as published, with the go line
