@@ -24,6 +24,12 @@ func (w *Wheel) BlockUntil(n int) {
 // BlockUntilContext is BlockUntil, but gives up when ctx is done and
 // returns ctx.Err() then.
 func (w *Wheel) BlockUntilContext(ctx context.Context, n int) error {
+	if w == bubbleDefault {
+		if inBubble() {
+			panic("stashtime: BlockUntil on the process-wide wheel inside a testing/synctest bubble, where package time's timers serve it: use synctest.Wait")
+		}
+		w = Default()
+	}
 	pause := time.Microsecond
 	var t *time.Timer
 	for w.live() < int64(n) && !w.closed.Load() {

@@ -49,3 +49,36 @@ func now() (int64, bool) {
 	}
 	return clock.TimeNow()
 }
+
+// Inside a bubble, the methods of a Wheel on the system clock hand their
+// work to package time too, the process-wide wheel's included, so that
+// code handed Default() as its Timers runs on the bubble's clock. A Wheel
+// on a clock of its own refuses (see begin): its timers would run on that
+// clock, not the bubble's.
+//
+// Default cannot start the process-wide wheel inside a bubble, where the
+// channels it makes would be the bubble's. There it returns bubbleDefault
+// instead: a stand-in made as the package initializes, outside any bubble,
+// whose methods hand off to package time inside one and go to Default()
+// outside.
+var bubbleDefault = &Wheel{system: true}
+
+// inBubble reports whether the calling goroutine is inside a bubble.
+func inBubble() bool {
+	_, ok := now()
+	return !ok
+}
+
+// forTest returns the wheel a call on w goes to, and whether it goes to
+// package time instead: w is on the system clock and the caller is inside
+// a bubble. Only test binaries make bubbles, so the methods call it only
+// when testBinary() says so.
+func (w *Wheel) forTest() (_ *Wheel, toTime bool) {
+	if w.system && inBubble() {
+		return w, true
+	}
+	if w == bubbleDefault {
+		return Default(), false
+	}
+	return w, false
+}

@@ -168,10 +168,11 @@
 //     AfterFunc timer's f has started in its goroutine by then).
 //   - GODEBUG=asynctimerchan=1 does not apply: the Go 1.23 semantics always
 //     do.
-//   - Timers made by the package-level functions inside a testing/synctest
-//     bubble are package time's timers, so they run on the bubble's fake
-//     clock; a first call of Default inside one panics, and so does a
-//     Wheel method that starts a timer there (Default's included).
+//   - Timers made inside a testing/synctest bubble by the package-level
+//     functions, or by the methods of a Wheel on the system clock
+//     (Default's included), are package time's timers, so they run on the
+//     bubble's fake clock. A Wheel on a ManualClock refuses to start a
+//     timer there, with a panic: its timers run on its own clock.
 //   - Misuse fails at the call where it would leave timers unfired:
 //     Default().Close() returns ErrCloseDefault and the wheel runs on; a
 //     closed Wheel panics on NewTimer, After, AfterFunc, NewTicker, Tick,

@@ -9,7 +9,6 @@ package stashtime
 // fatal error).
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,18 +27,6 @@ func init() {
 	children.Scenarios["synctest-first-use-in-init"] = func() { synctest.Test(children.T, bubbleScenario) }
 	// The default wheel's first use inside a bubble: its driver goroutine
 	// would be started in the bubble.
-	children.Scenarios["synctest-default-first-in-bubble"] = func() {
-		synctest.Test(children.T, func(t *testing.T) {
-			defer func() {
-				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "synctest bubble") {
-					fmt.Println("Default() inside a bubble did not panic clearly:", r)
-					os.Exit(3)
-				}
-			}()
-			_ = Default().Stats()
-		})
-		<-After(time.Millisecond) // the wheel still starts, outside
-	}
 	if os.Getenv(children.Env) == "synctest-first-use-in-init" {
 		// A timer used while packages initialize, before the testing
 		// flags exist, must not decide once and for all that this is not
@@ -192,16 +179,5 @@ func TestFidelitySynctestRenamedBinary(t *testing.T) {
 				t.Fatalf("child failed: exit %d (timed out: %v)\n%s", r.Code, r.TimedOut, s)
 			}
 		})
-	}
-}
-
-// TestFidelitySynctestDefaultFirstInBubble: the process-wide wheel's
-// driver must not start inside a bubble, where it would become a bubble
-// goroutine that never exits. A first use of Default() there panics with a
-// message naming the reason, and the wheel starts normally afterwards.
-func TestFidelitySynctestDefaultFirstInBubble(t *testing.T) {
-	r := children.Run(t, "synctest-default-first-in-bubble", 20*time.Second)
-	if r.Code != 0 {
-		t.Fatalf("exit %d timedOut %v:\n%s%s", r.Code, r.TimedOut, r.Stdout, r.Stderr)
 	}
 }

@@ -30,7 +30,7 @@ func (d *driver) fire(it nearItem, now int64) bool {
 		w.ended.Add(1)
 		f := e.fn()
 		e.unlock()
-		go f() // no wrapper: a go statement with arguments allocates
+		w.goCallback(f)
 		return true
 	case kindChan:
 		e.pending = false

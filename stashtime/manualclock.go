@@ -8,7 +8,9 @@ type manual = clock.Manual
 
 // A ManualClock is a Clock that moves only when told to (Advance, Set). A
 // Wheel on a ManualClock fires timers only as it advances; call Wheel.Sync
-// after advancing to wait until everything then due has fired. Its readings
+// after advancing to wait until everything then due has fired, or
+// Wheel.Settle to wait for the AfterFunc callbacks it started to return
+// too. Its readings
 // are nanoseconds since the start given to NewManualClock, and Time turns
 // one into the Time it stands for. It is safe for concurrent use.
 type ManualClock struct {
@@ -32,11 +34,13 @@ func (c *ManualClock) Time(mono int64) Time { return c.manual.Time(mono) }
 
 // Advance moves the clock forward by d and wakes whatever sleeps until a
 // reading it reaches, a Wheel's driver among them. A negative d is
-// ignored: the clock never moves back.
+// ignored: the clock never moves back. The clock stops one short of
+// math.MaxInt64, the deadline that stands for never, rather than wrap.
 func (c *ManualClock) Advance(d Duration) { c.manual.Advance(d) }
 
 // Set moves the clock forward to reading t (nanoseconds since the start),
-// as Advance does; a t earlier than the current reading is ignored.
+// as Advance does, and no further than Advance can; a t earlier than the
+// current reading is ignored.
 func (c *ManualClock) Set(t int64) { c.manual.Set(t) }
 
 // Until returns a channel that is closed once the clock reads at least

@@ -42,16 +42,16 @@ func checkOptions(c Clock, levels []Level) error {
 
 // begin returns the clock reading to start a timer from, for the Wheel
 // method op. It panics if w is closed (the timer would never fire), or if
-// the caller is inside a testing/synctest bubble: the timer's channel would
-// belong to the bubble, and the driver's send on it, from outside, would be
-// a fatal error. (The package-level functions hand their work to package
-// time inside a bubble; see bubble.go.)
+// the caller is inside a testing/synctest bubble and w runs on a clock of
+// its own: the timer's channel would belong to the bubble, and the
+// driver's send on it, from outside, would be a fatal error. (A Wheel on
+// the system clock hands its work to package time there; see bubble.go.)
 func (w *Wheel) begin(op string) int64 {
 	w.checkOpen(op)
 	if testBinary() {
 		now, ok := clock.TimeNow()
 		if !ok {
-			panic("stashtime: " + op + " on a Wheel inside a testing/synctest bubble (its driver runs outside the bubble; use the package-level functions, which hand off to package time there)")
+			panic("stashtime: " + op + " on a Wheel with a Clock of its own inside a testing/synctest bubble (its driver runs outside the bubble, on that clock; a Wheel on the system clock hands off to package time there)")
 		}
 		if w.system {
 			return now

@@ -81,6 +81,12 @@ func (h Histogram) Count() uint64 {
 
 // Stats returns a snapshot of the wheel's counters.
 func (w *Wheel) Stats() Stats {
+	if w == bubbleDefault {
+		if inBubble() {
+			return Stats{} // package time's timers serve the bubble
+		}
+		w = Default()
+	}
 	s := Stats{
 		Live:         w.live(),
 		Fired:        w.fired.Load(),

@@ -29,7 +29,15 @@ type chanTimer struct {
 
 // NewTimer creates a new Timer on w that will send the current time on its
 // channel after at least duration d.
-func (w *Wheel) NewTimer(d Duration) *Timer { return w.newTimer(w.begin("NewTimer"), d) }
+func (w *Wheel) NewTimer(d Duration) *Timer {
+	if testBinary() {
+		var toTime bool
+		if w, toTime = w.forTest(); toTime {
+			return NewTimer(d)
+		}
+	}
+	return w.newTimer(w.begin("NewTimer"), d)
+}
 
 func (w *Wheel) newTimer(now int64, d Duration) *Timer { return &w.newChanTimer(now, d).t }
 
@@ -57,6 +65,12 @@ func (w *Wheel) newChan(now int64, d Duration) (chan Time, *entry) {
 // own goroutine. It returns a Timer that can be used to cancel the call
 // using its Stop method. The returned Timer's C field is nil.
 func (w *Wheel) AfterFunc(d Duration, f func()) *Timer {
+	if testBinary() {
+		var toTime bool
+		if w, toTime = w.forTest(); toTime {
+			return AfterFunc(d, f)
+		}
+	}
 	return w.afterFunc(w.begin("AfterFunc"), d, f)
 }
 
@@ -71,7 +85,7 @@ func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
 		// Due now: f starts before AfterFunc returns, as a channel
 		// timer's value is sent, with no round trip through the driver.
 		w.fired.Add(1)
-		go f()
+		w.goCallback(f)
 		return &ft.t
 	}
 	w.start(&ft.e, now, deadline(now, d))
@@ -81,6 +95,12 @@ func (w *Wheel) afterFunc(now int64, d Duration, f func()) *Timer {
 // After waits for the duration to elapse and then sends the current time on
 // the returned channel. It is NewTimer(d).C.
 func (w *Wheel) After(d Duration) <-chan Time {
+	if testBinary() {
+		var toTime bool
+		if w, toTime = w.forTest(); toTime {
+			return After(d)
+		}
+	}
 	c, _ := w.newChan(w.begin("After"), d)
 	return c
 }
@@ -193,7 +213,7 @@ func (t *Timer) Reset(d Duration) bool {
 		f := e.fn()
 		w.fired.Add(1)
 		e.unlock()
-		go f()
+		w.goCallback(f)
 		return was
 	}
 	was := e.arm(now, when)

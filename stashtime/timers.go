@@ -1,5 +1,7 @@
 package stashtime
 
+import "github.com/stashgo/stash/internal/clock"
+
 // Timers is what production code takes to start timers and read the time,
 // so that its tests can hand it a Wheel on a ManualClock instead of the
 // process-wide one: the methods of package time's clock-reading and
@@ -51,4 +53,9 @@ func (w *Wheel) Until(t Time) Duration { return t.Sub(w.Now()) }
 // Clock returns the clock the wheel reads: the Options.Clock it was made
 // with, or the system monotonic clock. Packages that keep deadlines as
 // clock readings (stashnet does) read it to be on the wheel's time.
-func (w *Wheel) Clock() Clock { return w.clock }
+func (w *Wheel) Clock() Clock {
+	if w == bubbleDefault {
+		return clock.System
+	}
+	return w.clock
+}

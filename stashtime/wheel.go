@@ -121,12 +121,16 @@ type Wheel struct {
 
 	syncMu sync.Mutex
 	syncs  []chan struct{}
-	closed atomic.Bool
-	done   chan struct{}
+	// callbacks counts the AfterFunc callbacks running, on a wheel off
+	// the system clock, for Settle to wait for (see goCallback).
+	callbacks callbackCount
+	closed    atomic.Bool
+	done      chan struct{}
 
 	// gone is set while no driver goroutine runs (see leave); revive is
-	// the runtime timer that brings it back, touched only by the driver
-	// as it leaves and by Close once it has cleared gone.
+	// the runtime timer that brings it back, set by the driver as it
+	// leaves, and reset or stopped only by a goroutine that has seen gone
+	// set (dropRevive, Close).
 	gone   atomic.Bool
 	revive *time.Timer
 }
@@ -221,9 +225,12 @@ var (
 // use, starting it on first use. It is never closed: its Close returns
 // ErrCloseDefault and leaves it running.
 //
-// Its driver must not start inside a testing/synctest bubble (it would
-// belong to the bubble), so a first call from inside one panics; the
-// package-level functions never make it there.
+// Inside a testing/synctest bubble its methods, as those of any Wheel on
+// the system clock, hand their work to package time, on the bubble's
+// clock, as the package-level functions do. A first call from inside a
+// bubble does not start the wheel (its channels would be the bubble's): it
+// returns a stand-in whose methods do the same there, and go to the
+// process-wide wheel outside.
 func Default() *Wheel {
 	if w := defaultWheel.Load(); w != nil {
 		return w
@@ -233,8 +240,8 @@ func Default() *Wheel {
 	if w := defaultWheel.Load(); w != nil {
 		return w
 	}
-	if _, ok := now(); !ok {
-		panic("stashtime: the process-wide wheel cannot start inside a testing/synctest bubble")
+	if inBubble() {
+		return bubbleDefault // see bubble.go
 	}
 	w, err := NewWheel(Options{})
 	if err != nil {
@@ -249,7 +256,7 @@ func Default() *Wheel {
 // returns ErrClosed if the wheel was already closed, and ErrCloseDefault,
 // leaving it running, on the process-wide wheel.
 func (w *Wheel) Close() error {
-	if w == defaultWheel.Load() {
+	if w == defaultWheel.Load() || w == bubbleDefault {
 		return ErrCloseDefault
 	}
 	if !w.closed.CompareAndSwap(false, true) {
@@ -271,7 +278,15 @@ func (w *Wheel) Close() error {
 }
 
 // Now returns the wheel's clock reading as a Time.
-func (w *Wheel) Now() Time { return w.clock.Time(w.now()) }
+func (w *Wheel) Now() Time {
+	if testBinary() {
+		var toTime bool
+		if w, toTime = w.forTest(); toTime {
+			return time.Now()
+		}
+	}
+	return w.clock.Time(w.now())
+}
 
 // now reads the wheel's clock, without an interface call for the system
 // clock.
@@ -283,13 +298,30 @@ func (w *Wheel) now() int64 {
 }
 
 // Poller names the poller the driver sleeps on: "epoll" or "portable".
-func (w *Wheel) Poller() string { return w.poller.Kind() }
+// Inside a testing/synctest bubble, where the runtime's timers serve a
+// Wheel on the system clock, it is "portable".
+func (w *Wheel) Poller() string {
+	if testBinary() {
+		var toTime bool
+		if w, toTime = w.forTest(); toTime {
+			return poller.KindPortable
+		}
+	}
+	return w.poller.Kind()
+}
 
 // Sync waits until the driver has fired every timer due at the clock
 // reading when Sync was called. With a ManualClock it makes tests
-// deterministic: Advance, then Sync, then look. It returns at once on a
-// closed wheel.
+// deterministic: Advance, then Sync, then look at channels. It does not
+// wait for the AfterFunc callbacks it started: Settle does. It returns at
+// once on a closed wheel.
 func (w *Wheel) Sync() {
+	if testBinary() {
+		var toTime bool
+		if w, toTime = w.forTest(); toTime {
+			return // package time's timers serve the bubble
+		}
+	}
 	ch := make(chan struct{})
 	w.syncMu.Lock()
 	w.syncs = append(w.syncs, ch)
@@ -299,6 +331,18 @@ func (w *Wheel) Sync() {
 	select {
 	case <-ch:
 	case <-w.done:
+	}
+}
+
+// Settle is Sync, and then, on a wheel with a Clock of its own (a
+// ManualClock), waits until no AfterFunc callback is running, so that what
+// the callbacks did can be read at once: Advance, then Settle, then look.
+// A callback that calls Settle, or that blocks until the caller of Settle
+// acts, deadlocks it. On the system clock it is Sync.
+func (w *Wheel) Settle() {
+	w.Sync()
+	if !w.system && !w.closed.Load() {
+		w.callbacks.wait()
 	}
 }
 

@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"math"
 	"sync"
 	"time"
 )
@@ -37,24 +38,35 @@ func (m *Manual) Now() int64 {
 	return m.now
 }
 
+// ManualEnd is the last reading of a Manual clock: one short of
+// math.MaxInt64, the deadline that stands for never, so that a timer due
+// never stays pending however far the clock is moved.
+const ManualEnd = math.MaxInt64 - 1
+
 // Time returns Epoch plus mono nanoseconds.
 func (m *Manual) Time(mono int64) time.Time { return m.Epoch.Add(time.Duration(mono)) }
 
 // Advance moves the clock forward by d (a negative d is ignored: the clock is
-// monotonic) and wakes every waiter whose deadline it reaches.
+// monotonic) and wakes every waiter whose deadline it reaches. The clock
+// stops at ManualEnd rather than wrap.
 func (m *Manual) Advance(d time.Duration) {
 	if d < 0 {
 		return
 	}
 	m.mu.Lock()
-	m.now += int64(d)
+	if m.now > ManualEnd-int64(d) {
+		m.now = ManualEnd
+	} else {
+		m.now += int64(d)
+	}
 	m.release()
 	m.mu.Unlock()
 }
 
-// Set moves the clock forward to t; a t earlier than the current reading is
-// ignored.
+// Set moves the clock forward to t, or to ManualEnd if t is beyond it; a t
+// earlier than the current reading is ignored.
 func (m *Manual) Set(t int64) {
+	t = min(t, ManualEnd)
 	m.mu.Lock()
 	if t > m.now {
 		m.now = t
