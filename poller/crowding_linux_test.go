@@ -11,9 +11,12 @@ import (
 	"time"
 )
 
-// TestCrowding checks when sleeps go through the scheduler: never in a quiet
-// process, and in a crowded one (every P busy, goroutines waiting) only
-// from the crowdedAfter-th sleep in a row that finds it so.
+// TestCrowding checks how sleeps wait: keeping the P in a quiet process,
+// even after a late wake-up; in a crowded one (every P busy, goroutines
+// waiting) without it from the crowdedAfter-th sleep in a row that finds
+// it so, and through the scheduler once a timerfd wake-up came late; and
+// keeping it again once the Ps are found not crowded, which forgets the
+// late wake-up.
 func TestCrowding(t *testing.T) {
 	probe := []metrics.Sample{{Name: "/sched/goroutines/runnable:goroutines"}}
 	if metrics.Read(probe); probe[0].Value.Kind() != metrics.KindUint64 {
@@ -21,18 +24,19 @@ func TestCrowding(t *testing.T) {
 	}
 	var c crowding
 	c.init()
-	// Let the goroutines that started the test block first: with
-	// GOMAXPROCS=1 the one that started it still waits to run.
-	for i := 0; c.check() || c.run > 0; i++ {
+	// A late wake-up, and then a reading that finds the Ps not crowded
+	// (the goroutines that started the test, or other tests, may crowd
+	// them for a moment): it is forgotten.
+	c.woke(lateWake)
+	for i := 0; i == 0 || c.run > 0; i++ {
 		if i == 1000 {
 			t.Fatalf("a quiet process is crowded: %v", c.counts())
 		}
+		c.check()
 		runtime.Gosched()
 	}
-	for range 2 * crowdedAfter {
-		if c.check() {
-			t.Fatalf("a quiet process is crowded: %v", c.counts())
-		}
+	if c.late || c.scheduled() {
+		t.Fatalf("a late wake-up outlived a reading of Ps not crowded: %v", c.counts())
 	}
 
 	// Twice as many spinning goroutines as Ps: all run, the rest wait.
@@ -48,24 +52,34 @@ func TestCrowding(t *testing.T) {
 	}
 	defer func() { stop.Store(true); wg.Wait() }()
 	// The spinners take a while to start (a thread each, at first); until
-	// then a reading may find a P idle, which starts the count again.
-	for limit := time.Now().Add(10 * time.Second); ; {
-		if c.check() {
+	// then a reading may find a P idle.
+	for limit := time.Now().Add(10 * time.Second); ; runtime.Gosched() {
+		how := c.check()
+		if how == waitOnTimer {
+			t.Fatal("crowded Ps went through the scheduler before a late wake-up")
+		}
+		if how == waitWithoutP {
 			if c.run != crowdedAfter {
-				t.Fatalf("handed off after %d crowded sleeps in a row, want %d", c.run, crowdedAfter)
+				t.Fatalf("gave the P up after %d crowded sleeps in a row, want %d", c.run, crowdedAfter)
 			}
 			break
 		}
 		if time.Now().After(limit) {
 			t.Fatalf("not crowded in 10 s with %d spinners: %v", 2*runtime.GOMAXPROCS(0), c.counts())
 		}
-		runtime.Gosched()
+	}
+	c.woke(lateWake - 1) // on time enough
+	c.woke(lateWake)
+	for limit := time.Now().Add(10 * time.Second); c.check() != waitOnTimer; runtime.Gosched() {
+		if time.Now().After(limit) {
+			t.Fatalf("crowded, after a late wake-up, yet no sleep through the scheduler in 10 s: %v", c.counts())
+		}
 	}
 	stop.Store(true)
 	wg.Wait()
-	// The first reading that finds a P idle, or nothing waiting, starts
-	// the count again.
-	for limit := time.Now().Add(10 * time.Second); c.check() || c.run > 0; runtime.Gosched() {
+	// The first reading that finds a P idle, or nothing waiting, ends it
+	// and forgets the late wake-up.
+	for limit := time.Now().Add(10 * time.Second); c.check() != waitKeepP || c.late; runtime.Gosched() {
 		if time.Now().After(limit) {
 			t.Fatalf("still crowded 10 s after the spinners stopped: %v", c.counts())
 		}
@@ -85,7 +99,7 @@ func (c *crowding) counts() string {
 }
 
 // BenchmarkCrowding measures a reading of the scheduler's state, which a
-// sleep makes before it starts.
+// sleep makes as it starts.
 func BenchmarkCrowding(b *testing.B) {
 	var c crowding
 	c.init()

@@ -31,10 +31,11 @@
 //
 // The epoll poller's Wait is one system call, so the waiter needs no
 // runtime.LockOSThread for precision; a sleep of 5 ms or more gives up
-// the caller's P while it lasts. Once the Ps have been crowded (every one
-// busy, goroutines waiting) at three sleeps in a row, it sleeps on a
-// runtime timer instead, so that the scheduler, not a thread that must
-// queue for a P, wakes the waiter (Crowder reports it).
+// the caller's P while it lasts, and so does a shorter one once the Ps
+// have been crowded (every one busy, goroutines waiting) at three sleeps
+// in a row. If a wake-up then had to wait for a P, it sleeps on a runtime
+// timer instead, so that the scheduler, not a thread that must queue for
+// a P, wakes the waiter (Crowder reports it).
 // BenchmarkLateness compares both pollers, locked and not, with
 // time.Sleep and time.NewTimer.
 package poller

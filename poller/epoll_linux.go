@@ -58,9 +58,11 @@ type epollPoller struct {
 // Wait with a deadline blocks the calling OS thread in epoll_wait, so a
 // wake-up costs one thread switch and lands within microseconds of the
 // deadline. A wait of handOffBeyond or more gives up the caller's P first,
-// so that other goroutines run on it meanwhile. While the Ps are crowded
-// (see crowding_linux.go) Wait sleeps on a runtime timer instead, as the
-// portable poller does: then the scheduler wakes the waiter.
+// so that other goroutines run on it meanwhile, and so does a shorter one
+// when the Ps are crowded. While they are crowded and a wake-up has had to
+// wait for one (see crowding_linux.go), Wait sleeps on a runtime timer
+// instead, as the portable poller does: then the scheduler wakes the
+// waiter.
 func NewEpoll() (Poller, error) {
 	p := &epollPoller{epfd: -1, tfd: -1, efd: -1}
 	p.init()
@@ -204,7 +206,8 @@ func (p *epollPoller) Wait(deadline int64) error {
 	}
 	// One reading of the Ps per Wait, however many times Defer or a stale
 	// signal sends it back to sleep: crowding counts sleeps.
-	if p.crowd.check() {
+	how := p.crowd.check()
+	if how == waitOnTimer {
 		return p.waitScheduled(deadline)
 	}
 	p.armMu.Lock()
@@ -225,7 +228,7 @@ func (p *epollPoller) Wait(deadline int64) error {
 		if p.pending.Load() {
 			break
 		}
-		n, err := p.epollWait(deadline)
+		n, err := p.epollWait(deadline, how == waitWithoutP)
 		if err != nil {
 			if err == unix.EINTR {
 				continue
@@ -233,15 +236,17 @@ func (p *epollPoller) Wait(deadline int64) error {
 			p.mode.Store(modeIdle)
 			return fmt.Errorf("poller: epoll_wait: %w", err)
 		}
+		now := clock.Mono() // on a P again, maybe after a wait for one
 		p.armMu.Lock()
 		for _, ev := range p.events[:n] {
 			if int(ev.Fd) == p.tfd {
 				p.armed = 0 // expired: a one-shot timer disarms itself
+				p.crowd.woke(now - deadline)
 			}
 			p.drain(int(ev.Fd))
 		}
 		deadline = p.sleepTo // Defer may have moved it
-		if clock.Mono() >= deadline {
+		if now >= deadline {
 			p.armMu.Unlock()
 			break
 		}
@@ -264,9 +269,10 @@ func (p *epollPoller) Wait(deadline int64) error {
 // before another goroutine could use it. A longer one gives the P up
 // first (see sleepWithoutP): the runtime's monitor takes back a P left in
 // a system call only when it next looks, which in a busy process can be
-// 10 ms on, and meanwhile the goroutines queued on it wait.
-func (p *epollPoller) epollWait(deadline int64) (int, error) {
-	if deadline-clock.Mono() < handOffBeyond {
+// 10 ms on, and meanwhile the goroutines queued on it wait. So does a
+// shorter one when the Ps are crowded (see crowding_linux.go).
+func (p *epollPoller) epollWait(deadline int64, crowded bool) (int, error) {
+	if deadline-clock.Mono() < handOffBeyond && !crowded {
 		return unix.EpollWait(p.epfd, p.events[:], -1)
 	}
 	n, errno := sleepWithoutP(p.epfd, &p.events[0], len(p.events))
@@ -284,9 +290,9 @@ func (p *epollPoller) epollWait(deadline int64) (int, error) {
 // threshold of 1 ms, 0.94-1.00x with 5 ms (go run ./bench -only load).
 const handOffBeyond = int64(5 * time.Millisecond)
 
-// Crowded reports whether the last Wait found the Ps crowded, so that the
-// next sleeps go through the scheduler (see waitScheduled).
-func (p *epollPoller) Crowded() bool { return p.crowd.crowded() }
+// Crowded reports whether the last Wait went through the scheduler (see
+// crowding_linux.go).
+func (p *epollPoller) Crowded() bool { return p.crowd.scheduled() }
 
 // setSleep sets the deadline the waiter sleeps toward.
 func (p *epollPoller) setSleep(deadline int64) {

@@ -121,12 +121,15 @@
 // Asleep in the poller for less than 5 ms, the driver keeps its P, as any
 // system call does; a longer sleep gives the P up first, since the
 // runtime's monitor may take 10 ms to notice a P left in a system call
-// while goroutines queue on it. While every P is busy and goroutines wait
-// (three sleeps in a row have found it so), the driver sleeps on a
-// runtime timer instead: a thread woken by the kernel would queue for a P
-// behind goroutines that each run a time slice, where the scheduler runs
-// a runtime timer between two of them and the driver next, so its timers
-// reach their waiters as soon as package time's. So that the goroutines a
+// while goroutines queue on it. So does a shorter one while every P is
+// busy and goroutines wait (three sleeps in a row have found it so). If,
+// the Ps crowded, a wake-up has had to wait a millisecond or more for a
+// P, the goroutines are computing: a thread woken by the kernel queues
+// behind them, each running a time slice. Then the driver sleeps on a
+// runtime timer instead, which the scheduler runs between two of them,
+// and the driver next, so that its timers reach their waiters as soon as
+// package time's; the first timer after they start computing comes late
+// once. So that the goroutines a
 // pass made runnable do not wait on the driver's P, it yields once before
 // it sleeps if there are two or more and the Ps are not crowded: the
 // thread that ran the pass runs them, where a P handed off or taken back
