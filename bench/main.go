@@ -26,19 +26,24 @@ import (
 type config struct {
 	mode        string
 	liveSizes   []int         // live timers under afterfunc-stop, newtimer-stop
+	contextLive []int         // live contexts under the context rows
 	resetLive   int           // live timers under reset-later
 	benchtime   time.Duration // -test.benchtime for testing.Benchmark
-	rounds      int           // alternating time/stash measurements per ns/op row
-	memN        int           // timers per memory measurement
+	// rounds is how many times each ns/op row measures both sides, one
+	// after the other in alternating order: the rows' ratios and their
+	// spread are over the rounds. The lateness and comeback rows split
+	// their samples, taken in turn, into as many rounds.
+	rounds      int
+	memN        int // timers per memory measurement
 	memRounds   int
 	drainN      int
 	drainRounds int
 	burstN      int
 	burstRounds int
 	latencies   []time.Duration
-	samples     int // lateness samples per duration and implementation
+	samples     int // lateness samples per duration and implementation, all rounds
 	// comebackSamples is how many first timers after an idle spell to
-	// measure per implementation (see comeback.go).
+	// measure per implementation, all rounds (see comeback.go).
 	comebackSamples int
 	loadTime        time.Duration // measured time of one load run
 	loadRounds      int
@@ -62,7 +67,7 @@ type config struct {
 func quickConfig() config {
 	return config{
 		mode:      "quick",
-		liveSizes: []int{0, 1_000, 10_000}, resetLive: 1_000,
+		liveSizes: []int{0, 1_000, 10_000}, contextLive: []int{0, 10_000}, resetLive: 1_000,
 		benchtime: 20 * time.Millisecond, rounds: 1,
 		memN: 10_000, memRounds: 1,
 		drainN: 10_000, drainRounds: 1,
@@ -78,29 +83,30 @@ func quickConfig() config {
 func defaultConfig() config {
 	return config{
 		mode:      "default",
-		liveSizes: []int{0, 10_000, 1_000_000}, resetLive: 10_000,
-		benchtime: 50 * time.Millisecond, rounds: 2,
-		memN: 200_000, memRounds: 1,
-		drainN: 250_000, drainRounds: 1,
-		burstN: 100_000, burstRounds: 1,
+		liveSizes: []int{0, 10_000, 1_000_000}, contextLive: []int{0, 10_000}, resetLive: 10_000,
+		benchtime: 40 * time.Millisecond, rounds: 3,
+		memN: 100_000, memRounds: 3,
+		drainN: 50_000, drainRounds: 3,
+		burstN: 100_000, burstRounds: 3,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
-		samples:   100, comebackSamples: 7,
-		loadTime: 600 * time.Millisecond, loadRounds: 1, httpTime: 500 * time.Millisecond,
-		requestLive: []int{10_000, 1_000_000}, requestTime: 300 * time.Millisecond, requestRounds: 2,
-		churnN: 20_000, churnTime: 600 * time.Millisecond, churnRounds: 2,
+		samples:   150, comebackSamples: 9,
+		loadTime: 300 * time.Millisecond, loadRounds: 3, httpTime: 300 * time.Millisecond,
+		requestLive: []int{10_000, 1_000_000}, requestTime: 200 * time.Millisecond, requestRounds: 3,
+		churnN: 20_000, churnTime: 400 * time.Millisecond, churnRounds: 3,
 	}
 }
 
 func longConfig() config {
 	c := defaultConfig()
 	c.mode = "long"
+	c.contextLive = c.liveSizes
 	c.benchtime, c.rounds = time.Second, 5
 	c.memN, c.drainN = 1_000_000, 1_000_000
-	c.memRounds, c.drainRounds, c.burstRounds = 3, 3, 8
+	c.memRounds, c.drainRounds, c.burstRounds = 5, 5, 8
 	c.samples, c.comebackSamples = 1000, 50
-	c.loadTime, c.loadRounds, c.httpTime = 4*time.Second, 3, 4*time.Second
-	c.requestTime, c.requestRounds = time.Second, 4
-	c.churnTime, c.churnRounds = 2*time.Second, 4
+	c.loadTime, c.loadRounds, c.httpTime = 4*time.Second, 5, 4*time.Second
+	c.requestTime, c.requestRounds = time.Second, 5
+	c.churnTime, c.churnRounds = 2*time.Second, 5
 	return c
 }
 

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/stashgo/stash/internal/measure"
 	"github.com/stashgo/stash/stashnet"
 )
 
@@ -56,8 +55,8 @@ func httpRows(r *runner) {
 			}
 		}
 		wl := fmt.Sprintf("net http %s", s.name)
-		r.res.add(row{workload: wl, metric: "ns wall/req", unit: unitNs, time: measure.Median(wall[0]), stash: measure.Median(wall[1])})
-		r.res.add(row{workload: wl, metric: "ns CPU/req", unit: unitNs, time: measure.Median(cpu[0]), stash: measure.Median(cpu[1])})
+		r.res.add(newRow(wl, "ns wall/req", unitNs, wall[0], wall[1]))
+		r.res.add(newRow(wl, "ns CPU/req", unitNs, cpu[0], cpu[1]))
 	}
 }
 
