@@ -37,7 +37,7 @@ func comeback(r *runner) {
 		}
 	}
 	wl := fmt.Sprintf("first 1ms timer after %v idle", comebackIdle)
-	n := r.cfg.rounds
+	n := max(1, min(r.cfg.rounds, r.cfg.comebackSamples/3))
 	r.res.add(newRow(wl, "p50 late", unitNs,
 		percentiles(blocks(late[implTime.name], n), 0.5), percentiles(blocks(late[implStash.name], n), 0.5)))
 	r.res.add(newRow(wl, "CPU arm to receipt (p50)", unitNs,

@@ -31,8 +31,9 @@ type config struct {
 	benchtime   time.Duration // -test.benchtime for testing.Benchmark
 	// rounds is how many times each ns/op row measures both sides, one
 	// after the other in alternating order: the rows' ratios and their
-	// spread are over the rounds. The lateness and comeback rows split
-	// their samples, taken in turn, into as many rounds.
+	// spread are over the rounds. The lateness rows split their samples,
+	// taken in turn, into as many rounds, and the comeback rows into as
+	// many as give three samples each, at most rounds.
 	rounds      int
 	memN        int // timers per memory measurement
 	memRounds   int
@@ -48,6 +49,7 @@ type config struct {
 	loadTime        time.Duration // measured time of one load run
 	loadRounds      int
 	httpTime        time.Duration // measured time of one http load (see nethttp.go)
+	httpRounds      int
 	// requestLive is the live timers under the request rows (see
 	// request.go), each measured requestRounds times for requestTime.
 	requestLive   []int
@@ -74,7 +76,7 @@ func quickConfig() config {
 		burstN: 10_000, burstRounds: 1,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
 		samples:   40, comebackSamples: 3,
-		loadTime: 300 * time.Millisecond, loadRounds: 1, httpTime: 300 * time.Millisecond,
+		loadTime: 300 * time.Millisecond, loadRounds: 1, httpTime: 300 * time.Millisecond, httpRounds: 1,
 		requestLive: []int{1_000, 10_000}, requestTime: 100 * time.Millisecond, requestRounds: 1,
 		churnN: 2_000, churnTime: 100 * time.Millisecond, churnRounds: 1,
 	}
@@ -84,13 +86,13 @@ func defaultConfig() config {
 	return config{
 		mode:      "default",
 		liveSizes: []int{0, 10_000, 1_000_000}, contextLive: []int{0, 10_000}, resetLive: 10_000,
-		benchtime: 40 * time.Millisecond, rounds: 3,
-		memN: 100_000, memRounds: 3,
+		benchtime: 40 * time.Millisecond, rounds: 5,
+		memN: 100_000, memRounds: 5,
 		drainN: 50_000, drainRounds: 3,
 		burstN: 100_000, burstRounds: 3,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
-		samples:   150, comebackSamples: 9,
-		loadTime: 300 * time.Millisecond, loadRounds: 3, httpTime: 300 * time.Millisecond,
+		samples:   200, comebackSamples: 9,
+		loadTime: 300 * time.Millisecond, loadRounds: 3, httpTime: 300 * time.Millisecond, httpRounds: 3,
 		requestLive: []int{10_000, 1_000_000}, requestTime: 200 * time.Millisecond, requestRounds: 3,
 		churnN: 20_000, churnTime: 400 * time.Millisecond, churnRounds: 3,
 	}
@@ -104,7 +106,7 @@ func longConfig() config {
 	c.memN, c.drainN = 1_000_000, 1_000_000
 	c.memRounds, c.drainRounds, c.burstRounds = 5, 5, 8
 	c.samples, c.comebackSamples = 1000, 50
-	c.loadTime, c.loadRounds, c.httpTime = 4*time.Second, 5, 4*time.Second
+	c.loadTime, c.loadRounds, c.httpTime, c.httpRounds = 4*time.Second, 5, 4*time.Second, 5
 	c.requestTime, c.requestRounds = time.Second, 5
 	c.churnTime, c.churnRounds = 2*time.Second, 5
 	return c

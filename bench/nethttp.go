@@ -31,7 +31,7 @@ var httpSettings = []httpSetting{
 // httpConns is the keep-alive connections of an http row's load.
 const httpConns = 200
 
-func netSteps(c *config) int { return 3*2*c.rounds + len(httpSettings)*2*c.rounds }
+func netSteps(c *config) int { return 3*2*c.rounds + len(httpSettings)*2*c.httpRounds }
 
 // httpRows serves an http.Server with each setting's timeouts on a plain
 // loopback listener and on a stashnet.WrapListener one, loads it for
@@ -42,7 +42,7 @@ func netSteps(c *config) int { return 3*2*c.rounds + len(httpSettings)*2*c.round
 func httpRows(r *runner) {
 	for _, s := range httpSettings {
 		var wall, cpu [2][]float64
-		for round := range r.cfg.rounds {
+		for round := range r.cfg.httpRounds {
 			for _, im := range pair(round) {
 				r.prog.running(im.name, "http "+s.name)
 				w, c, err := httpLoad(s, im == implStash, r.cfg.httpTime)

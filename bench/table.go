@@ -104,11 +104,13 @@ func formatNs(ns float64) string {
 }
 
 // formatRowRatio is the median of a row's ratios, "parity" when their
-// range holds 1.0, or "=" when both figures print the same (both 0 B,
-// say, though one measured -0.2 B of noise). A row without per-round
-// ratios prints the ratio of its figures.
+// range holds 1.0, or "=" when both figures of bytes or counts print the
+// same (both 0 B, say, though one measured -0.2 B of noise). A row
+// without per-round ratios prints the ratio of its figures, or "=" when
+// they print the same.
 func formatRowRatio(r row) string {
-	if t, s := formatValue(r.time, r.unit), formatValue(r.stash, r.unit); t == s && t != "failed" {
+	if t, s := formatValue(r.time, r.unit), formatValue(r.stash, r.unit); t == s && t != "failed" &&
+		(r.unit != unitNs || len(r.ratios) == 0) {
 		return "="
 	}
 	if len(r.ratios) == 0 {

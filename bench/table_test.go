@@ -55,7 +55,9 @@ func TestRatioSpread(t *testing.T) {
 		{"failed round", []float64{nan, 100, 100}, []float64{1, 50, 50}, "2.00x", "2.00x"},
 		{"one round", []float64{100}, []float64{50}, "2.00x", ""},
 		{"stash zero", []float64{1, 2}, []float64{0, 0}, "inf", "inf"},
-		{"same", []float64{272, 272}, []float64{272, 272}, "=", ""},
+		{"same", []float64{272, 272}, []float64{272, 272}, "parity", "1.00x"},
+		// Durations that print alike may differ: 2.1 µs and 2.1 µs.
+		{"print alike", []float64{2140, 2130}, []float64{2060, 2070}, "1.03x", "1.03-1.04x"},
 		{"all failed", []float64{nan, nan}, []float64{1, 1}, "-", ""},
 	} {
 		rw := newRow("w", "m", unitNs, c.ts, c.ss)
@@ -65,6 +67,11 @@ func TestRatioSpread(t *testing.T) {
 		if got := formatRange(rw); got != c.spread {
 			t.Errorf("%s: range %q, want %q", c.name, got, c.spread)
 		}
+	}
+	// Bytes that print alike are the same: heap noise of under a byte.
+	rw := newRow("w", "m", unitBytes, []float64{0.4, -0.2}, []float64{-0.3, 0.1})
+	if got, spread := formatRowRatio(rw), formatRange(rw); got != "=" || spread != "" {
+		t.Errorf("0 B against 0 B: ratio %q, range %q; want \"=\" and none", got, spread)
 	}
 }
 
