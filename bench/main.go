@@ -86,7 +86,7 @@ func defaultConfig() config {
 	return config{
 		mode:      "default",
 		liveSizes: []int{0, 10_000, 1_000_000}, contextLive: []int{0, 10_000}, resetLive: 10_000,
-		benchtime: 40 * time.Millisecond, rounds: 5,
+		benchtime: 30 * time.Millisecond, rounds: 5,
 		memN: 100_000, memRounds: 5,
 		drainN: 50_000, drainRounds: 3,
 		burstN: 100_000, burstRounds: 3,
