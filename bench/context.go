@@ -21,7 +21,7 @@ func withTimeout(im *impl) func(context.Context, time.Duration) (context.Context
 	return stashcontext.WithTimeout
 }
 
-func contextSteps(c *config) int { return len(c.contextLive) * 2 * c.rounds }
+func contextSteps(c *config) int { return len(c.contextLive) * 2 * c.contextRounds }
 
 // contextRows: WithTimeout then cancel, a request that finishes before its
 // timeout, with other contexts pending (made with timeouts over [liveMin,
@@ -32,7 +32,7 @@ func contextSteps(c *config) int { return len(c.contextLive) * 2 * c.rounds }
 func contextRows(r *runner) {
 	for i, n := range r.cfg.contextLive {
 		var ns, bytes [2][2][]float64 // [done][impl]
-		for round := range r.cfg.rounds {
+		for round := range r.cfg.contextRounds {
 			for _, im := range pair(round) {
 				r.prog.running(im.name, "live="+measure.Count(n))
 				wt := withTimeout(im)

@@ -26,7 +26,7 @@ import (
 type config struct {
 	mode        string
 	liveSizes   []int         // live timers under afterfunc-stop, newtimer-stop
-	contextLive []int         // live contexts under the context rows
+	contextLive []int         // live contexts under the context rows, measured contextRounds times
 	resetLive   int           // live timers under reset-later
 	benchtime   time.Duration // -test.benchtime for testing.Benchmark
 	// rounds is how many times each ns/op row measures both sides, one
@@ -50,6 +50,7 @@ type config struct {
 	loadRounds      int
 	httpTime        time.Duration // measured time of one http load (see nethttp.go)
 	httpRounds      int
+	contextRounds   int
 	// requestLive is the live timers under the request rows (see
 	// request.go), each measured requestRounds times for requestTime.
 	requestLive   []int
@@ -76,7 +77,7 @@ func quickConfig() config {
 		burstN: 10_000, burstRounds: 1,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
 		samples:   40, comebackSamples: 3,
-		loadTime: 300 * time.Millisecond, loadRounds: 1, httpTime: 300 * time.Millisecond, httpRounds: 1,
+		loadTime: 300 * time.Millisecond, loadRounds: 1, httpTime: 300 * time.Millisecond, httpRounds: 1, contextRounds: 1,
 		requestLive: []int{1_000, 10_000}, requestTime: 100 * time.Millisecond, requestRounds: 1,
 		churnN: 2_000, churnTime: 100 * time.Millisecond, churnRounds: 1,
 	}
@@ -92,7 +93,7 @@ func defaultConfig() config {
 		burstN: 100_000, burstRounds: 3,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
 		samples:   200, comebackSamples: 9,
-		loadTime: 300 * time.Millisecond, loadRounds: 3, httpTime: 300 * time.Millisecond, httpRounds: 3,
+		loadTime: 300 * time.Millisecond, loadRounds: 3, httpTime: 300 * time.Millisecond, httpRounds: 3, contextRounds: 3,
 		requestLive: []int{10_000, 1_000_000}, requestTime: 200 * time.Millisecond, requestRounds: 3,
 		churnN: 20_000, churnTime: 400 * time.Millisecond, churnRounds: 3,
 	}
@@ -101,7 +102,7 @@ func defaultConfig() config {
 func longConfig() config {
 	c := defaultConfig()
 	c.mode = "long"
-	c.contextLive = c.liveSizes
+	c.contextLive, c.contextRounds = c.liveSizes, 5
 	c.benchtime, c.rounds = time.Second, 5
 	c.memN, c.drainN = 1_000_000, 1_000_000
 	c.memRounds, c.drainRounds, c.burstRounds = 5, 5, 8
