@@ -1,7 +1,7 @@
 // Command bench runs stash's timers and package time's side by side in one
 // process and prints a table of the two, with their ratio, and plots.
 //
-//	go run ./bench            # about a minute on 2 cores, more with the first build
+//	go run ./bench            # about 70 s on 2 cores, more with the first build
 //	go run ./bench -quick     # smallest sizes, a few seconds
 //	go run ./bench -long      # longer, more precise; 1M timers drained
 //	go run ./bench -only lateness,drain -out /tmp/plots
