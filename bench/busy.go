@@ -9,7 +9,6 @@ import (
 
 	"github.com/stashgo/stash/internal/busy"
 	"github.com/stashgo/stash/internal/loopback"
-	"github.com/stashgo/stash/internal/measure"
 	"github.com/stashgo/stash/stashcontext"
 	"github.com/stashgo/stash/stashnet"
 )
@@ -119,7 +118,7 @@ func busyRows(r *runner) {
 		for _, spinners := range r.cfg.busySpinners {
 			for _, bw := range r.cfg.busyKinds() {
 				name := fmt.Sprintf("busy P=%d %dx compute, %s", procs, spinners, bw.name)
-				var late [2][]time.Duration
+				var late [2][][]time.Duration // per round
 				var perUnit [2][]float64
 				for round := range r.cfg.busyRounds {
 					for _, im := range pair(round) {
@@ -128,7 +127,7 @@ func busyRows(r *runner) {
 						res := busy.Run(procs, spinners, r.cfg.busyN, wait)
 						stop()
 						k := implIndex(im)
-						late[k] = append(late[k], res.Late...)
+						late[k] = append(late[k], res.Late)
 						perUnit[k] = append(perUnit[k], 1e9/res.WorkPerSec)
 						runtime.GC()
 						r.prog.step()
@@ -138,11 +137,9 @@ func busyRows(r *runner) {
 					metric string
 					q      float64
 				}{{"p50 late", 0.50}, {"p99 late", 0.99}} {
-					r.res.add(row{workload: name, metric: p.metric, unit: unitNs,
-						time: float64(percentile(late[0], p.q)), stash: float64(percentile(late[1], p.q))})
+					r.res.add(newRow(name, p.metric, unitNs, percentiles(late[0], p.q), percentiles(late[1], p.q)))
 				}
-				r.res.add(row{workload: name, metric: "compute ns/unit", unit: unitNs,
-					time: measure.Median(perUnit[0]), stash: measure.Median(perUnit[1])})
+				r.res.add(newRow(name, "compute ns/unit", unitNs, perUnit[0], perUnit[1]))
 			}
 		}
 	}

@@ -33,13 +33,11 @@ type churnVariant struct {
 	sleep  func(time.Duration)
 }
 
-// churnVariants: time; stash's timers sleeping with package time's Sleep;
-// stash's timers sleeping with stashtime.Sleep; no timers, package time's
-// Sleep (the floor). The time column of the first two rows is the first.
-var churnVariants = [4]churnVariant{
+// churnVariants: time; stash's timers; no timers (the floor). All sleep
+// with package time's Sleep: stashtime.Sleep of churnSleep is time.Sleep.
+var churnVariants = [3]churnVariant{
 	{implTime, time.Sleep},
 	{implStash, time.Sleep},
-	{implStash, implStash.sleep},
 	{nil, time.Sleep},
 }
 
@@ -51,15 +49,12 @@ func churn(r *runner) {
 	n := r.cfg.churnN
 	var cpu [len(churnVariants)][]float64
 	var errs []string
-	order := []int{0, 1, 2, 3}
+	order := []int{0, 1, 2}
 	for range r.cfg.churnRounds {
 		for _, v := range order {
 			cv := churnVariants[v]
 			who, what := "", "time.Sleep"
-			switch v {
-			case 2:
-				what = "own Sleep"
-			case 3:
+			if v == 2 {
 				who, what = "time", "sleep only"
 			}
 			if cv.timers != nil {
@@ -77,14 +72,18 @@ func churn(r *runner) {
 		slices.Reverse(order)
 	}
 	name := fmt.Sprintf("churn %s Reset sooner/later", measure.Count(n))
-	r.res.add(row{workload: name + ", time.Sleep", metric: "CPU/loop", unit: unitNs,
-		time: measure.Median(cpu[0]), stash: measure.Median(cpu[1]), note: joinErrs(errs)})
-	r.res.add(row{workload: name + ", own Sleep", metric: "CPU/loop", unit: unitNs,
-		time: measure.Median(cpu[0]), stash: measure.Median(cpu[2])})
-	floor := measure.Median(cpu[3])
-	r.res.add(row{workload: name + ", the Resets", metric: "CPU/loop - floor", unit: unitNs,
-		time: measure.Median(cpu[0]) - floor, stash: measure.Median(cpu[1]) - floor,
-		note: "the floor is a loop that only sleeps (time.Sleep): " + formatNs(floor)})
+	rw := newRow(name, "CPU/loop", unitNs, cpu[0], cpu[1])
+	rw.note = joinErrs(errs)
+	r.res.add(rw)
+	// Each round's Resets against that round's floor.
+	var resets [2][]float64
+	for i, floor := range cpu[2] {
+		resets[0] = append(resets[0], cpu[0][i]-floor)
+		resets[1] = append(resets[1], cpu[1][i]-floor)
+	}
+	rw = newRow(name+", the Resets", "CPU/loop - floor", unitNs, resets[0], resets[1])
+	rw.note = "the floor is a loop that only sleeps (time.Sleep): " + formatNs(measure.Median(cpu[2]))
+	r.res.add(rw)
 }
 
 // runChurn runs n churning goroutines of cv for a warm-up and then for dur,

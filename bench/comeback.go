@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -37,15 +36,10 @@ func comeback(r *runner) {
 			r.prog.step()
 		}
 	}
-	median := func(s []time.Duration) float64 {
-		if len(s) == 0 {
-			return nan
-		}
-		s = slices.Clone(s)
-		slices.Sort(s)
-		return float64(s[len(s)/2])
-	}
 	wl := fmt.Sprintf("first 1ms timer after %v idle", comebackIdle)
-	r.res.add(row{workload: wl, metric: "p50 late", unit: unitNs, time: median(late[implTime.name]), stash: median(late[implStash.name])})
-	r.res.add(row{workload: wl, metric: "CPU arm to receipt (p50)", unit: unitNs, time: median(cpu[implTime.name]), stash: median(cpu[implStash.name])})
+	n := max(1, min(r.cfg.rounds, r.cfg.comebackSamples/3))
+	r.res.add(newRow(wl, "p50 late", unitNs,
+		percentiles(blocks(late[implTime.name], n), 0.5), percentiles(blocks(late[implStash.name], n), 0.5)))
+	r.res.add(newRow(wl, "CPU arm to receipt (p50)", unitNs,
+		percentiles(blocks(cpu[implTime.name], n), 0.5), percentiles(blocks(cpu[implStash.name], n), 0.5)))
 }

@@ -21,7 +21,7 @@ func withTimeout(im *impl) func(context.Context, time.Duration) (context.Context
 	return stashcontext.WithTimeout
 }
 
-func contextSteps(c *config) int { return len(c.liveSizes) * 2 * c.rounds }
+func contextSteps(c *config) int { return len(c.contextLive) * 2 * c.contextRounds }
 
 // contextRows: WithTimeout then cancel, a request that finishes before its
 // timeout, with other contexts pending (made with timeouts over [liveMin,
@@ -30,9 +30,9 @@ func contextSteps(c *config) int { return len(c.liveSizes) * 2 * c.rounds }
 // cancel (stashcontext has a timer watch a deadline only once something
 // could see it pass).
 func contextRows(r *runner) {
-	for i, n := range r.cfg.liveSizes {
+	for i, n := range r.cfg.contextLive {
 		var ns, bytes [2][2][]float64 // [done][impl]
-		for round := range r.cfg.rounds {
+		for round := range r.cfg.contextRounds {
 			for _, im := range pair(round) {
 				r.prog.running(im.name, "live="+measure.Count(n))
 				wt := withTimeout(im)
@@ -66,15 +66,13 @@ func contextRows(r *runner) {
 		}
 		wl := fmt.Sprintf("withtimeout-cancel live=%s", measure.Count(n))
 		for done, suffix := range []string{"", ", Done"} {
-			rw := row{workload: wl, metric: "ns/op" + suffix, unit: unitNs,
-				time: measure.Median(ns[done][0]), stash: measure.Median(ns[done][1])}
+			rw := newRow(wl, "ns/op"+suffix, unitNs, ns[done][0], ns[done][1])
 			if i == 0 && done == 0 {
 				rw.note = "the time column is package context, stash is stashcontext; " +
 					"\"Done\": the Done channel asked for before cancel (a timer on stash's wheel then watches the deadline)"
 			}
 			r.res.add(rw)
-			r.res.add(row{workload: wl, metric: "B/op" + suffix, unit: unitBytes,
-				time: measure.Median(bytes[done][0]), stash: measure.Median(bytes[done][1])})
+			r.res.add(newRow(wl, "B/op"+suffix, unitBytes, bytes[done][0], bytes[done][1]))
 		}
 	}
 }

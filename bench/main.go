@@ -1,7 +1,7 @@
 // Command bench runs stash's timers and package time's side by side in one
 // process and prints a table of the two, with their ratio, and plots.
 //
-//	go run ./bench            # about 55 s on 2 cores, 70 s with the first build
+//	go run ./bench            # about 70 s on 2 cores, more with the first build
 //	go run ./bench -quick     # smallest sizes, a few seconds
 //	go run ./bench -long      # longer, more precise; 1M timers drained
 //	go run ./bench -only lateness,drain -out /tmp/plots
@@ -26,23 +26,31 @@ import (
 type config struct {
 	mode        string
 	liveSizes   []int         // live timers under afterfunc-stop, newtimer-stop
+	contextLive []int         // live contexts under the context rows, measured contextRounds times
 	resetLive   int           // live timers under reset-later
 	benchtime   time.Duration // -test.benchtime for testing.Benchmark
-	rounds      int           // alternating time/stash measurements per ns/op row
-	memN        int           // timers per memory measurement
+	// rounds is how many times each ns/op row measures both sides, one
+	// after the other in alternating order: the rows' ratios and their
+	// spread are over the rounds. The lateness rows split their samples,
+	// taken in turn, into as many rounds, and the comeback rows into as
+	// many as give three samples each, at most rounds.
+	rounds      int
+	memN        int // timers per memory measurement
 	memRounds   int
 	drainN      int
 	drainRounds int
 	burstN      int
 	burstRounds int
 	latencies   []time.Duration
-	samples     int // lateness samples per duration and implementation
+	samples     int // lateness samples per duration and implementation, all rounds
 	// comebackSamples is how many first timers after an idle spell to
-	// measure per implementation (see comeback.go).
+	// measure per implementation, all rounds (see comeback.go).
 	comebackSamples int
 	loadTime        time.Duration // measured time of one load run
 	loadRounds      int
 	httpTime        time.Duration // measured time of one http load (see nethttp.go)
+	httpRounds      int
+	contextRounds   int
 	// requestLive is the live timers under the request rows (see
 	// request.go), each measured requestRounds times for requestTime.
 	requestLive   []int
@@ -68,14 +76,14 @@ type config struct {
 func quickConfig() config {
 	return config{
 		mode:      "quick",
-		liveSizes: []int{0, 1_000, 10_000}, resetLive: 1_000,
+		liveSizes: []int{0, 1_000, 10_000}, contextLive: []int{0, 10_000}, resetLive: 1_000,
 		benchtime: 20 * time.Millisecond, rounds: 1,
 		memN: 10_000, memRounds: 1,
 		drainN: 10_000, drainRounds: 1,
 		burstN: 10_000, burstRounds: 1,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
 		samples:   40, comebackSamples: 3,
-		loadTime: 300 * time.Millisecond, loadRounds: 1, httpTime: 300 * time.Millisecond,
+		loadTime: 300 * time.Millisecond, loadRounds: 1, httpTime: 300 * time.Millisecond, httpRounds: 1, contextRounds: 1,
 		requestLive: []int{1_000, 10_000}, requestTime: 100 * time.Millisecond, requestRounds: 1,
 		churnN: 2_000, churnTime: 100 * time.Millisecond, churnRounds: 1,
 		busyProcs: []int{1}, busySpinners: []int{4}, busyN: 4, busyRounds: 1,
@@ -85,16 +93,16 @@ func quickConfig() config {
 func defaultConfig() config {
 	return config{
 		mode:      "default",
-		liveSizes: []int{0, 10_000, 1_000_000}, resetLive: 10_000,
-		benchtime: 50 * time.Millisecond, rounds: 2,
-		memN: 200_000, memRounds: 1,
-		drainN: 250_000, drainRounds: 1,
-		burstN: 100_000, burstRounds: 1,
+		liveSizes: []int{0, 10_000, 1_000_000}, contextLive: []int{0, 10_000}, resetLive: 10_000,
+		benchtime: 30 * time.Millisecond, rounds: 5,
+		memN: 100_000, memRounds: 5,
+		drainN: 50_000, drainRounds: 3,
+		burstN: 100_000, burstRounds: 3,
 		latencies: []time.Duration{100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond},
-		samples:   100, comebackSamples: 7,
-		loadTime: 600 * time.Millisecond, loadRounds: 1, httpTime: 500 * time.Millisecond,
-		requestLive: []int{10_000, 1_000_000}, requestTime: 300 * time.Millisecond, requestRounds: 2,
-		churnN: 20_000, churnTime: 600 * time.Millisecond, churnRounds: 2,
+		samples:   200, comebackSamples: 9,
+		loadTime: 300 * time.Millisecond, loadRounds: 3, httpTime: 300 * time.Millisecond, httpRounds: 3, contextRounds: 3,
+		requestLive: []int{10_000, 1_000_000}, requestTime: 200 * time.Millisecond, requestRounds: 3,
+		churnN: 20_000, churnTime: 400 * time.Millisecond, churnRounds: 3,
 		busyProcs: []int{1, 2}, busySpinners: []int{1, 2, 4, 8}, busyN: 8, busyRounds: 2, busyAll: true,
 	}
 }
@@ -102,13 +110,14 @@ func defaultConfig() config {
 func longConfig() config {
 	c := defaultConfig()
 	c.mode = "long"
+	c.contextLive, c.contextRounds = c.liveSizes, 5
 	c.benchtime, c.rounds = time.Second, 5
 	c.memN, c.drainN = 1_000_000, 1_000_000
-	c.memRounds, c.drainRounds, c.burstRounds = 3, 3, 8
+	c.memRounds, c.drainRounds, c.burstRounds = 5, 5, 8
 	c.samples, c.comebackSamples = 1000, 50
-	c.loadTime, c.loadRounds, c.httpTime = 4*time.Second, 3, 4*time.Second
-	c.requestTime, c.requestRounds = time.Second, 4
-	c.churnTime, c.churnRounds = 2*time.Second, 4
+	c.loadTime, c.loadRounds, c.httpTime, c.httpRounds = 4*time.Second, 5, 4*time.Second, 5
+	c.requestTime, c.requestRounds = time.Second, 5
+	c.churnTime, c.churnRounds = 2*time.Second, 5
 	c.busyN, c.busyRounds = 20, 4
 	return c
 }

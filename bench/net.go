@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/stashgo/stash/internal/loopback"
-	"github.com/stashgo/stash/internal/measure"
 	"github.com/stashgo/stash/stashnet"
 )
 
@@ -99,8 +98,7 @@ func netRows(r *runner) {
 				r.prog.step()
 			}
 		}
-		r.res.add(row{workload: v.workload, metric: v.metric, unit: unitNs,
-			time: measure.Median(ns[0]), stash: measure.Median(ns[1])})
+		r.res.add(newRow(v.workload, v.metric, unitNs, ns[0], ns[1]))
 	}
 	client.SetReadDeadline(time.Time{})
 	httpRows(r)

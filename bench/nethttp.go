@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/stashgo/stash/internal/measure"
 	"github.com/stashgo/stash/stashnet"
 )
 
@@ -32,7 +31,7 @@ var httpSettings = []httpSetting{
 // httpConns is the keep-alive connections of an http row's load.
 const httpConns = 200
 
-func netSteps(c *config) int { return 3*2*c.rounds + len(httpSettings)*2*c.rounds }
+func netSteps(c *config) int { return 3*2*c.rounds + len(httpSettings)*2*c.httpRounds }
 
 // httpRows serves an http.Server with each setting's timeouts on a plain
 // loopback listener and on a stashnet.WrapListener one, loads it for
@@ -43,7 +42,7 @@ func netSteps(c *config) int { return 3*2*c.rounds + len(httpSettings)*2*c.round
 func httpRows(r *runner) {
 	for _, s := range httpSettings {
 		var wall, cpu [2][]float64
-		for round := range r.cfg.rounds {
+		for round := range r.cfg.httpRounds {
 			for _, im := range pair(round) {
 				r.prog.running(im.name, "http "+s.name)
 				w, c, err := httpLoad(s, im == implStash, r.cfg.httpTime)
@@ -56,8 +55,8 @@ func httpRows(r *runner) {
 			}
 		}
 		wl := fmt.Sprintf("net http %s", s.name)
-		r.res.add(row{workload: wl, metric: "ns wall/req", unit: unitNs, time: measure.Median(wall[0]), stash: measure.Median(wall[1])})
-		r.res.add(row{workload: wl, metric: "ns CPU/req", unit: unitNs, time: measure.Median(cpu[0]), stash: measure.Median(cpu[1])})
+		r.res.add(newRow(wl, "ns wall/req", unitNs, wall[0], wall[1]))
+		r.res.add(newRow(wl, "ns CPU/req", unitNs, cpu[0], cpu[1]))
 	}
 }
 

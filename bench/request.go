@@ -67,10 +67,10 @@ func requestRows(r *runner) {
 		}
 		stopAll(live)
 		wl := fmt.Sprintf("request timeout %s live", measure.Count(n))
-		r.res.add(row{workload: wl, metric: "ns wall/req", unit: unitNs,
-			time: measure.Median(wall[0]), stash: measure.Median(wall[1]), note: joinErrs(errs)})
-		r.res.add(row{workload: wl, metric: "ns CPU/req", unit: unitNs,
-			time: measure.Median(cpu[0]), stash: measure.Median(cpu[1])})
+		rw := newRow(wl, "ns wall/req", unitNs, wall[0], wall[1])
+		rw.note = joinErrs(errs)
+		r.res.add(rw)
+		r.res.add(newRow(wl, "ns CPU/req", unitNs, cpu[0], cpu[1]))
 	}
 }
 

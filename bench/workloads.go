@@ -142,26 +142,32 @@ func opsSteps(c *config) int { return len(c.liveSizes) * 2 * c.rounds }
 func (r *runner) opsRows(name string, mk func(*impl) func(*testing.B)) {
 	for i, n := range r.cfg.liveSizes {
 		var ns, allocs [2][]float64
+		// A side measured twice in a row (see pair) keeps its live
+		// timers: starting a million costs more than measuring.
+		var live []timer
+		var liveOf *impl
 		for round := range r.cfg.rounds {
 			for _, im := range pair(round) {
 				r.prog.running(im.name, "live="+measure.Count(n))
-				live := startLive(im, n, uint64(round))
+				if liveOf != im {
+					stopAll(live)
+					live, liveOf = startLive(im, n, uint64(round)), im
+				}
 				x, a := bench(mk(im))
-				stopAll(live)
 				k := implIndex(im)
 				ns[k] = append(ns[k], x)
 				allocs[k] = append(allocs[k], a)
 				r.prog.step()
 			}
 		}
+		stopAll(live)
 		wl := fmt.Sprintf("%s live=%s", name, measure.Count(n))
-		t, s := measure.Median(ns[0]), measure.Median(ns[1])
-		r.res.add(row{workload: wl, metric: "ns/op", unit: unitNs, time: t, stash: s})
-		r.res.addPoint(name, implTime.name, point{n, t})
-		r.res.addPoint(name, implStash.name, point{n, s})
+		rw := newRow(wl, "ns/op", unitNs, ns[0], ns[1])
+		r.res.add(rw)
+		r.res.addPoint(name, implTime.name, point{n, rw.time})
+		r.res.addPoint(name, implStash.name, point{n, rw.stash})
 		if i == 0 {
-			r.res.add(row{workload: wl, metric: "allocs/op", unit: unitCount,
-				time: measure.Median(allocs[0]), stash: measure.Median(allocs[1])})
+			r.res.add(newRow(wl, "allocs/op", unitCount, allocs[0], allocs[1]))
 		}
 	}
 }
@@ -219,8 +225,7 @@ func resetLater(r *runner) {
 				r.prog.step()
 			}
 		}
-		r.res.add(row{workload: wl, metric: v.metric, unit: unitNs,
-			time: measure.Median(ns[0]), stash: measure.Median(ns[1])})
+		r.res.add(newRow(wl, v.metric, unitNs, ns[0], ns[1]))
 	}
 }
 
@@ -242,11 +247,9 @@ func memory(r *runner) {
 				r.prog.step()
 			}
 		}
-		r.res.add(row{
-			workload: fmt.Sprintf("memory %s N=%s", kind, measure.Count(n)),
-			metric:   fmt.Sprintf("B/timer, d in [%s,%s)", shortDur(liveMin), shortDur(liveMin+liveSpan)),
-			unit:     unitBytes, time: measure.Median(b[0]), stash: measure.Median(b[1]),
-		})
+		r.res.add(newRow(fmt.Sprintf("memory %s N=%s", kind, measure.Count(n)),
+			fmt.Sprintf("B/timer, d in [%s,%s)", shortDur(liveMin), shortDur(liveMin+liveSpan)),
+			unitBytes, b[0], b[1]))
 	}
 	// What a stopped timer leaves behind: memory should be O(live), so
 	// started-and-stopped timers should cost nothing once collected.
@@ -258,11 +261,9 @@ func memory(r *runner) {
 			r.prog.step()
 		}
 	}
-	r.res.add(row{
-		workload: fmt.Sprintf("memory stopped N=%s", measure.Count(n)),
-		metric:   fmt.Sprintf("B retained/timer, d in [%s,%s)", shortDur(liveMin), shortDur(liveMin+liveSpan)),
-		unit:     unitBytes, time: measure.Median(b[0]), stash: measure.Median(b[1]),
-	})
+	r.res.add(newRow(fmt.Sprintf("memory stopped N=%s", measure.Count(n)),
+		fmt.Sprintf("B retained/timer, d in [%s,%s)", shortDur(liveMin), shortDur(liveMin+liveSpan)),
+		unitBytes, b[0], b[1]))
 }
 
 // bytesPerStopped is the HeapAlloc delta (after GC) per timer of starting and
@@ -333,8 +334,9 @@ func drain(r *runner) {
 			r.prog.step()
 		}
 	}
-	r.res.add(row{workload: "drain " + measure.Count(n), metric: "deadline to last callback", unit: unitNs,
-		time: measure.Median(last[0]), stash: measure.Median(last[1]), note: joinErrs(errs)})
+	rw := newRow("drain "+measure.Count(n), "deadline to last callback", unitNs, last[0], last[1])
+	rw.note = joinErrs(errs)
+	r.res.add(rw)
 }
 
 // burst: cfg.burstN AfterFunc timers due at one instant; how late the first
@@ -358,10 +360,12 @@ func burst(r *runner) {
 		}
 	}
 	wl := "burst " + measure.Count(n)
-	r.res.add(row{workload: wl, metric: "first callback late", unit: unitNs,
-		time: measure.Median(first[0]), stash: measure.Median(first[1]), note: joinErrs(errs)})
-	r.res.add(row{workload: wl, metric: "last callback late", unit: unitNs,
-		time: measure.Median(last[0]), stash: measure.Median(last[1]), note: joinErrs(errs)})
+	rw := newRow(wl, "first callback late", unitNs, first[0], first[1])
+	rw.note = joinErrs(errs)
+	r.res.add(rw)
+	rw = newRow(wl, "last callback late", unitNs, last[0], last[1])
+	rw.note = joinErrs(errs)
+	r.res.add(rw)
 }
 
 func durOrNaN(d time.Duration) float64 {
@@ -474,20 +478,28 @@ func lateness(r *runner) {
 		r.res.lateness[d] = samples
 		r.res.latenessOrder = append(r.res.latenessOrder, d)
 		wl := "lateness " + d.String()
+		ts := blocks(samples[implTime.name], r.cfg.rounds)
+		ss := blocks(samples[implStash.name], r.cfg.rounds)
 		for _, p := range []struct {
 			metric string
 			q      float64
 		}{{"p50 late", 0.50}, {"p99 late", 0.99}} {
-			rw := row{workload: wl, metric: p.metric, unit: unitNs, time: nan, stash: nan, note: joinErrs(errs)}
-			if s := samples[implTime.name]; len(s) > 0 {
-				rw.time = float64(percentile(s, p.q))
-			}
-			if s := samples[implStash.name]; len(s) > 0 {
-				rw.stash = float64(percentile(s, p.q))
-			}
+			rw := newRow(wl, p.metric, unitNs, percentiles(ts, p.q), percentiles(ss, p.q))
+			rw.note = joinErrs(errs)
 			r.res.add(rw)
 		}
 	}
+}
+
+// blocks splits samples, taken in turn with the other side's, into n
+// rounds of consecutive samples (fewer if there are fewer samples).
+func blocks(samples []time.Duration, n int) [][]time.Duration {
+	n = max(1, min(n, len(samples)))
+	b := make([][]time.Duration, n)
+	for i := range n {
+		b[i] = samples[i*len(samples)/n : (i+1)*len(samples)/n]
+	}
+	return b
 }
 
 func lateOnce(im *impl, d time.Duration, abort <-chan struct{}) (late time.Duration, ok bool) {

@@ -37,15 +37,15 @@ func children() int {
 	return 1_000_000
 }
 
-// checkParentCancel cancels parent and checks that it takes microseconds:
-// no finished child is left for it to walk.
+// checkParentCancel checks that no finished child is left for parent's
+// cancel to walk, and cancels it.
 func checkParentCancel(t *testing.T, parent stdcontext.Context, cancel func()) {
 	t.Helper()
+	require.Zero(t, context.ChildCount(parent), "children left on the parent")
 	start := time.Now()
 	cancel()
 	took := time.Since(start)
 	require.True(t, isDone(parent))
-	require.Less(t, took, 5*time.Millisecond, "canceling the parent took %v", took)
 	t.Logf("canceling the parent took %v", took)
 }
 

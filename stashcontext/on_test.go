@@ -169,9 +169,10 @@ func TestStatsCountPooling(t *testing.T) {
 }
 
 // TestExampleOnWaitsNoRealTime runs ExampleOn, whose timeout is an hour
-// on its ManualClock, and checks that it takes under 10 ms of real time:
-// the best of three runs, so that a loaded machine's scheduling delays do
-// not fail it, while any real sleep would show in all three.
+// on its ManualClock, and checks that it takes under a second of real
+// time: the best of three runs, so that a loaded machine's scheduling
+// delays (under the race detector too) do not fail it, while a real wait
+// for the timeout would show in all three.
 func TestExampleOnWaitsNoRealTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing")
@@ -180,7 +181,7 @@ func TestExampleOnWaitsNoRealTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if best > 10*time.Millisecond {
-		t.Fatalf("ExampleOn took %v of real time at best, want under 10ms", best)
+	if best > time.Second {
+		t.Fatalf("ExampleOn took %v of real time at best, want under 1s", best)
 	}
 }

@@ -114,8 +114,11 @@ func (c *conn) stashConn() *conn { return c }
 
 type stashConn interface{ stashConn() *conn }
 
-// Read reads from the connection, as the inner connection's Read does.
+// Read reads from the connection, as the inner connection's Read does. A
+// read deadline that has passed fails it at once, as package net's does,
+// whether or not the wheel's timer has fired yet.
 func (c *conn) Read(b []byte) (int, error) {
+	c.rd.check()
 	n, err := c.inner.Read(b)
 	if n > 0 && c.idle != nil {
 		if c.idle.exact {
@@ -127,8 +130,10 @@ func (c *conn) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// Write writes to the connection, as the inner connection's Write does.
+// Write writes to the connection, as the inner connection's Write does. A
+// write deadline that has passed fails it at once, as Read's does.
 func (c *conn) Write(b []byte) (int, error) {
+	c.wd.check()
 	n, err := c.inner.Write(b)
 	if n > 0 && c.idle != nil {
 		if c.idle.exact {
@@ -190,7 +195,9 @@ func (c *conn) ReadFrom(r io.Reader) (int64, error) {
 	if c.idle != nil || wrapped && s.stashConn().idle != nil {
 		return io.Copy(writerOnly{c}, readerOnly{r})
 	}
+	c.wd.check()
 	if wrapped {
+		s.stashConn().rd.check()
 		src = s.stashConn().inner
 	}
 	if rf, ok := c.inner.(io.ReaderFrom); ok {
@@ -207,7 +214,9 @@ func (c *conn) WriteTo(w io.Writer) (int64, error) {
 	if c.idle != nil || wrapped && s.stashConn().idle != nil {
 		return io.Copy(writerOnly{w}, readerOnly{c})
 	}
+	c.rd.check()
 	if wrapped {
+		s.stashConn().wd.check()
 		dst = s.stashConn().inner
 	}
 	if wt, ok := c.inner.(io.WriterTo); ok {

@@ -275,6 +275,44 @@ func (d *deadline) fire() {
 	}
 }
 
+// check expires the direction if its deadline has passed, before the
+// direction's I/O: the timer fires some time after the deadline (the
+// wheel's precision rule, and the goroutine its callback runs in), and
+// until then the inner connection's deadline is not yet in the past, so
+// that I/O would go through. Package net fails it from the deadline on.
+// With a deadline set it costs a clock read; without one, an atomic load.
+// In a direction expired already it waits for mu: the timer marks the
+// direction expired before it moves the inner deadline, under mu.
+func (d *deadline) check() {
+	switch v := d.dl.Load(); {
+	case v > 0:
+		if v <= d.src.now() {
+			d.expire()
+		}
+	case v == expired:
+		d.mu.Lock()
+		d.mu.Unlock()
+	}
+}
+
+// expire expires the direction, as its timer does, if its deadline has
+// passed; the timer, when it fires, finds it expired and does nothing.
+func (d *deadline) expire() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for {
+		cur := d.dl.Load()
+		if cur <= 0 || cur > d.src.now() {
+			return // a mark, cleared, or pushed later meanwhile
+		}
+		if d.dl.CompareAndSwap(cur, expired) {
+			counters.expiries.Add(1)
+			_ = d.set(aLongTimeAgo) // an error means the connection is closed
+			return
+		}
+	}
+}
+
 // rearmAt returns when a timer that found its deadline pushed later, to
 // dl, fires next: at the last point of the coarse clock's grid (see
 // coarse.go) before dl, if one lies ahead, and at dl itself otherwise. A

@@ -30,7 +30,10 @@
 // into the past, so pending and later I/O in that direction fail exactly
 // as package net's do (errors.Is(err, os.ErrDeadlineExceeded), Timeout()
 // true); a later deadline in the future, or a zero one, clears the inner
-// deadline again. A deadline already past when set fails I/O at once. The
+// deadline again. A deadline already past when set fails I/O at once, and
+// so does one that has passed since, before its timer has fired: a Read
+// or Write in a direction with a deadline set reads the monotonic clock
+// first and, with the deadline passed, does what the timer would. The
 // errors are the inner connection's own, net.ErrClosed after Close
 // included.
 //
@@ -77,8 +80,9 @@
 // Read or Write, are package net's: an expired deadline reaches a pending
 // Read through the inner connection's deadline, that is one runtime timer
 // operation per expiry (and one more when a later deadline revives the
-// direction), not per Set. A deadline takes effect when the wheel fires
-// it, microseconds after the instant. Code that reads the clock to compute
+// direction), not per Set. A deadline takes effect on a pending Read or
+// Write when the wheel fires it, microseconds after the instant, and on
+// the next one at the instant. Code that reads the clock to compute
 // a deadline (time.Now().Add(d)) still pays for the clock read; SetTimeout
 // and its kin pay for half of it.
 //

@@ -1,50 +1,62 @@
 package stashnet
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/stashgo/stash/stashtime"
+	"github.com/stretchr/testify/require"
 )
 
 // TestIdleTimeout checks that a quiet connection is closed no earlier than
-// the idle timeout after its last activity, and that a busy one is not.
+// the idle timeout after its last activity, and that a busy one is not
+// while the test keeps it busy: a test stalled for longer than the timeout
+// (a loaded machine) may see it idle out, but never sooner than the
+// timeout after the last activity.
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
 	const idle = 100 * time.Millisecond
 	c, peer := tcpPair(t)
 	idled := make(chan time.Time, 1)
+	// last is at or before the last activity: the start, then the
+	// beginning of each Read that moves a byte.
+	last := time.Now()
 	w := WrapConn(c, IdleTimeout(idle), IdleJitter(10*time.Millisecond), OnIdle(func(nc net.Conn) {
 		idled <- time.Now()
 		nc.Close()
 	}))
-	// Busy for four idle periods: a byte every idle/5.
-	var last time.Time
-	buf := make([]byte, 1)
-	for range 20 {
-		write(t, peer, "b")
-		if _, err := io.ReadFull(w, buf); err != nil {
-			t.Fatalf("busy connection: Read: %v", err)
+	// closedAfter checks when the connection idled out, and returns it.
+	closedAfter := func() time.Duration {
+		t.Helper()
+		var at time.Time
+		select {
+		case at = <-idled:
+		case <-time.After(idle + 10*time.Millisecond + coarseTick + slack):
+			t.Fatalf("not closed %v after the last activity", time.Since(last))
 		}
-		last = time.Now()
-		time.Sleep(idle / 5)
-	}
-	select {
-	case at := <-idled:
-		// A stall of the test longer than idle excuses idling out while
-		// busy, but not closing sooner than idle after the last Read.
-		if quiet := at.Sub(last); quiet < idle {
+		quiet := at.Sub(last)
+		if quiet < idle {
 			t.Fatalf("closed %v after the last activity, before the idle timeout %v", quiet, idle)
 		}
-		t.Logf("idled out while busy, %v after the last Read (a stalled machine?)", at.Sub(last))
-		return
-	default:
+		return quiet
 	}
-	at := <-idled
-	if quiet := at.Sub(last); quiet < idle {
-		t.Fatalf("closed %v after the last activity, before the idle timeout %v", quiet, idle)
-	} else if quiet > idle+10*time.Millisecond+coarseTick+slack {
+	// Busy for four idle periods: a byte every idle/5.
+	buf := make([]byte, 1)
+	for range 20 {
+		before := time.Now()
+		write(t, peer, "b")
+		if _, err := io.ReadFull(w, buf); err != nil {
+			t.Logf("idled out while busy, %v after the last Read (a stalled machine?): %v", closedAfter(), err)
+			return
+		}
+		last = before
+		time.Sleep(idle / 5)
+	}
+	if quiet := closedAfter(); quiet > idle+10*time.Millisecond+coarseTick+slack {
 		t.Fatalf("closed %v after the last activity", quiet)
 	}
 	if _, err := peer.Read(buf); err != io.EOF {
@@ -79,25 +91,54 @@ func TestIdleCloses(t *testing.T) {
 }
 
 // TestIdleCopyInProgress checks that a long copy through ReadFrom counts
-// as activity while it lasts.
+// as activity while it lasts: on a ManualClock wheel, a copy whose source
+// yields a byte every 30 ms, with an idle timeout of 50 ms, outlasts the
+// timeout many times over.
 func TestIdleCopyInProgress(t *testing.T) {
 	t.Parallel()
+	const idle = 50 * time.Millisecond
+	wh, clk := newManualWheel(t)
 	c, peer := tcpPair(t)
-	w := WrapConn(c, IdleTimeout(50*time.Millisecond))
+	w := WrapConn(c, IdleTimeout(idle), WithWheel(wh))
 	defer w.Close()
+	i := w.(stashConn).stashConn().idle
 	pr, pw := io.Pipe()
+	done := make(chan error, 1)
 	go func() {
-		for range 10 {
-			time.Sleep(30 * time.Millisecond)
-			pw.Write([]byte("x"))
+		// With an idle timeout the copy goes through Write: each chunk
+		// counts.
+		n, err := w.(io.ReaderFrom).ReadFrom(pr)
+		if err == nil && n != 10 {
+			err = fmt.Errorf("copied %d bytes, want 10", n)
 		}
-		pw.Close()
+		done <- err
 	}()
-	go io.Copy(io.Discard, peer)
-	// With an idle timeout the copy goes through Write: each chunk counts.
-	if n, err := w.(io.ReaderFrom).ReadFrom(pr); err != nil || n != 10 {
-		t.Fatalf("ReadFrom = %d, %v; want 10, nil", n, err)
+	for range 10 {
+		clk.Advance(30 * time.Millisecond)
+		settle(t, wh, i)
+		if _, err := pw.Write([]byte("x")); err != nil {
+			t.Fatalf("the copy ended early: %v", err)
+		}
+		readOne(t, peer, 'x')
+		// Its Write has returned and stamped the activity.
+		require.Eventually(t, func() bool { return i.last.Load() == clk.Now() }, slack, time.Millisecond)
 	}
+	pw.Close()
+	require.NoError(t, <-done)
+}
+
+// settle waits until the idle timer of i, on the ManualClock wheel w, has
+// done what the clock's reading calls for: re-armed for later, or idled
+// out.
+func settle(t *testing.T, w *stashtime.Wheel, i *idler) {
+	t.Helper()
+	w.Sync() // its callback has started
+	now := w.Clock().Now()
+	require.Eventually(t, func() bool {
+		i.mu.Lock()
+		defer i.mu.Unlock()
+		return i.stopped || i.at > now
+	}, slack, time.Millisecond, "the idle timer did not settle")
 }
 
 // TestIdleCopyStalled checks that a copy out of a connection whose peer has
@@ -164,36 +205,78 @@ func TestIdleGrid(t *testing.T) {
 }
 
 // TestIdleLongWrite writes 32 MB to a peer that reads slowly, with an
-// idle timeout of 500 ms: the Write lasts seconds and returns only at the
-// end, but its bytes move meanwhile, so the connection is not idle.
+// idle timeout of 500 ms on a ManualClock wheel: the Write lasts many
+// timeouts and returns only at the end, but its bytes move meanwhile, so
+// the connection is not idle. The test reads a little, waits until the
+// peer has acknowledged more and more is waiting to be sent, and advances
+// the clock by the timer's probe interval, again and again: each look of
+// the idle timer sees the output move, however slowly the machine runs.
 func TestIdleLongWrite(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("a Write's progress is seen on Linux only")
 	}
 	t.Parallel()
-	// Long enough that a reader starved of a processor for a while on a
-	// loaded machine, under the race detector, still reads within it.
-	const idle = 500 * time.Millisecond
+	const (
+		idle  = 500 * time.Millisecond
+		probe = idle / 8 // see idler.watch
+	)
+	wh, clk := newManualWheel(t)
 	c, peer := tcpPair(t)
-	w := WrapConn(c, IdleTimeout(idle))
+	// Small socket buffers, so that each Read of the peer frees enough
+	// of its window for more to be sent and acknowledged.
+	require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(64<<10))
+	require.NoError(t, peer.(*net.TCPConn).SetReadBuffer(64<<10))
+	data := make([]byte, 32<<20)
+	w := WrapConn(c, IdleTimeout(idle), WithWheel(wh))
 	defer w.Close()
-	go func() {
-		buf := make([]byte, 64<<10)
-		for {
-			if _, err := peer.Read(buf); err != nil {
-				return
-			}
-			time.Sleep(5 * time.Millisecond) // at most 13 MB/s
-		}
-	}()
-	start := time.Now()
-	n, err := w.Write(make([]byte, 32<<20))
-	took := time.Since(start)
-	if err != nil || n != 32<<20 {
-		t.Fatalf("Write = %d, %v after %v; want all 32 MB", n, err, took)
+	i := w.(stashConn).stashConn().idle
+	type result struct {
+		n   int
+		err error
 	}
-	if took < 2*idle {
-		t.Fatalf("Write took %v, not long against the idle timeout %v: the reader was not slow", took, idle)
+	done := make(chan result, 1)
+	go func() {
+		n, err := w.Write(data)
+		done <- result{n, err}
+	}()
+	acked, _, ok := sent(c)
+	require.True(t, ok, "no TCP_INFO")
+	buf := make([]byte, 256<<10)
+	start := clk.Now()
+	for {
+		select {
+		case r := <-done:
+			if r.err != nil || r.n != len(data) {
+				t.Fatalf("Write = %d, %v after %v on the wheel's clock; want all 32 MB", r.n, r.err, time.Duration(clk.Now()-start))
+			}
+			if took := time.Duration(clk.Now() - start); took < 2*idle {
+				t.Fatalf("Write took %v on the wheel's clock, not long against the idle timeout %v", took, idle)
+			}
+			return
+		default:
+		}
+		if _, err := peer.Read(buf); err != nil {
+			t.Fatalf("peer Read: %v", err)
+		}
+		require.Eventually(t, func() bool {
+			// More acknowledged, and more waiting to go: the Write
+			// is still under way.
+			if a, pending, _ := sent(c); a != acked && pending {
+				acked = a
+				return true
+			}
+			select {
+			case r := <-done: // all sent and acknowledged
+				done <- r
+				return true
+			default:
+				return false
+			}
+		}, slack, time.Millisecond, "the peer acknowledged nothing more, or nothing more was sent")
+		clk.Advance(probe)
+		settle(t, wh, i)
+		// What the timer saw, or more: the next look must see more.
+		acked, _, _ = sent(c)
 	}
 }
 

@@ -8,10 +8,10 @@ import (
 )
 
 // TestExampleWithWheelWaitsNoRealTime runs ExampleWithWheel, whose
-// timeouts are seconds long on its ManualClock, and checks that it takes
-// under 10 ms of real time: the best of three runs, so that a loaded
-// machine's scheduling delays do not fail it, while any real sleep would
-// show in all three.
+// timeouts are 5 s and more on its ManualClock, and checks that it takes
+// under a second of real time: the best of three runs, so that a loaded
+// machine's scheduling delays (under the race detector too) do not fail
+// it, while a real wait for any of its timeouts would show in all three.
 func TestExampleWithWheelWaitsNoRealTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing")
@@ -20,7 +20,7 @@ func TestExampleWithWheelWaitsNoRealTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if best > 10*time.Millisecond {
-		t.Fatalf("ExampleWithWheel took %v of real time at best, want under 10ms", best)
+	if best > time.Second {
+		t.Fatalf("ExampleWithWheel took %v of real time at best, want under 1s", best)
 	}
 }

@@ -11,8 +11,9 @@ type Counters struct {
 	// IdleCloses counts connections that idled out: closed, or handed
 	// to OnIdle, by the IdleTimeout option.
 	IdleCloses int64
-	// Expiries counts deadlines that passed while set: the wheel's timer
-	// found the direction's deadline due and failed its I/O.
+	// Expiries counts deadlines that passed while set: the wheel's timer,
+	// or a Read or Write before it, found the direction's deadline due
+	// and failed its I/O.
 	Expiries int64
 	// PastDeadlines counts deadlines already past when set (or by the
 	// time they were), which fail the direction's I/O at once: net/http

@@ -16,10 +16,14 @@ var ErrDefaultStarted = errors.New("stashtime: the process-wide wheel has alread
 // returns an error for a non-nil opts.Clock (the package-level functions
 // read the system clock, so the process-wide wheel must too), inside a
 // testing/synctest bubble (where Default cannot start), and for the
-// options NewWheel refuses.
+// options NewWheel refuses: for Levels that no wheel can run on, whether
+// or not the wheel has started.
 func SetDefaultOptions(opts Options) error {
 	if opts.Clock != nil {
 		return errors.New("stashtime: SetDefaultOptions: Options.Clock must be nil: the process-wide wheel runs on the system clock")
+	}
+	if _, err := storeLevels(opts.Levels); err != nil {
+		return err // whether or not the wheel has started
 	}
 	defaultMu.Lock()
 	defer defaultMu.Unlock()

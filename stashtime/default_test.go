@@ -39,6 +39,20 @@ func init() {
 			assert.Same(t, w, Default(), "a late SetDefaultOptions replaced the wheel")
 			fmt.Println("configured")
 		},
+		"levels": func() {
+			t := defaultChildren.T
+			err := SetDefaultOptions(Options{Levels: []Level{{Div: 1 << 29, Mod: 512}, {Div: 1 << 20, Mod: 256}}})
+			require.EqualError(t, err, "stashtime: Options.Levels[1]: Div*Mod is 268435456, want Options.Levels[0].Div, 536870912")
+			require.Nil(t, defaultWheel.Load(), "a refused SetDefaultOptions started the wheel")
+			// As Options.Levels's doc writes them: no Chunk.
+			require.NoError(t, SetDefaultOptions(Options{Levels: []Level{{Div: 1 << 29, Mod: 512}, {Div: 1 << 20, Mod: 512}}}))
+			<-After(time.Millisecond)
+			assert.Equal(t, int64(1), Default().Stats().Fired)
+			// Refused levels are refused after the start too.
+			err = SetDefaultOptions(Options{Levels: []Level{{Div: 1 << 20}}})
+			require.EqualError(t, err, "stashtime: Options.Levels[0]: Mod is zero")
+			fmt.Println("levels")
+		},
 		"use-then-set": func() {
 			t := defaultChildren.T
 			<-After(time.Millisecond)
@@ -56,7 +70,7 @@ func TestDefaultOptionsChild(t *testing.T) { defaultChildren.Serve(t) }
 // TestSetDefaultOptions: SetDefaultOptions configures the process-wide
 // wheel before its first use, and fails, naming the package, after it.
 func TestSetDefaultOptions(t *testing.T) {
-	for scenario, want := range map[string]string{"set-then-use": "configured", "use-then-set": "refused"} {
+	for scenario, want := range map[string]string{"set-then-use": "configured", "use-then-set": "refused", "levels": "levels"} {
 		t.Run(scenario, func(t *testing.T) {
 			r := defaultChildren.Run(t, scenario, 20*time.Second)
 			require.Equal(t, 0, r.Code, "stdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)

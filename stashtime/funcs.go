@@ -107,8 +107,7 @@ func (w *Wheel) sleepsOnRuntime(d Duration) bool {
 // runtime's timers fire on a millisecond's resolution: a sleep shorter
 // than that wakes most of a millisecond late, where the wheel's wakes in
 // tens of microseconds. From a millisecond on, the runtime's sleep is as
-// close to its deadline as the wheel's (go run ./bench -only load, the
-// sleep rows) and costs half the CPU: it readies the sleeper on the P
-// that runs its timer, where the wheel wakes its driver's thread and
-// then the sleeper's.
+// close to its deadline as the wheel's and costs half the CPU (see
+// docs/measured.md): it readies the sleeper on the P that runs its timer,
+// where the wheel wakes its driver's thread and then the sleeper's.
 const sleepOnRuntime = Duration(1e6)

@@ -20,11 +20,58 @@ import (
 // running.
 var ErrCloseDefault = errors.New("stashtime: the process-wide wheel cannot be closed")
 
-// checkOptions returns an error for a clock or geometry that no wheel can
-// run on: a nil pointer for a Clock, a Clock that reads negative, or a
-// bucket width (the last level's Div) that does not fit in an int64
-// nanosecond count. levels are otherwise checked by the store.
-func checkOptions(c Clock, levels []Level) error {
+// Limits of a store geometry (see Level).
+const (
+	maxLevels  = 16      // levels in Options.Levels
+	maxMod     = 1 << 16 // slots of a level
+	chunkSlots = 16      // slots of a level allocated at a time, by default
+)
+
+// storeLevels returns the store geometry that Options.Levels asks for:
+// DefaultLevels for nil, or else a copy of levels with each zero Chunk
+// filled in. It returns an error, naming only what Level documents, for
+// levels that do not fit together as Level and Options.Levels require.
+func storeLevels(levels []Level) ([]Level, error) {
+	if levels == nil {
+		return DefaultLevels(), nil
+	}
+	if len(levels) == 0 {
+		return nil, errors.New("stashtime: Options.Levels is empty: nil means DefaultLevels")
+	}
+	if len(levels) > maxLevels {
+		return nil, fmt.Errorf("stashtime: Options.Levels has %d levels, more than %d", len(levels), maxLevels)
+	}
+	out := make([]Level, len(levels))
+	for i, l := range levels {
+		switch {
+		case l.Div == 0:
+			return nil, fmt.Errorf("stashtime: Options.Levels[%d]: Div is zero", i)
+		case l.Mod == 0:
+			return nil, fmt.Errorf("stashtime: Options.Levels[%d]: Mod is zero", i)
+		case l.Mod > maxMod:
+			return nil, fmt.Errorf("stashtime: Options.Levels[%d]: Mod is %d, more than %d", i, l.Mod, maxMod)
+		case l.Chunk < 0:
+			return nil, fmt.Errorf("stashtime: Options.Levels[%d]: Chunk is negative (%d)", i, l.Chunk)
+		case l.Div > math.MaxUint64/l.Mod:
+			return nil, fmt.Errorf("stashtime: Options.Levels[%d]: Div*Mod (%d*%d) overflows a uint64", i, l.Div, l.Mod)
+		case i > 0 && l.Div*l.Mod != levels[i-1].Div:
+			return nil, fmt.Errorf("stashtime: Options.Levels[%d]: Div*Mod is %d, want Options.Levels[%d].Div, %d",
+				i, l.Div*l.Mod, i-1, levels[i-1].Div)
+		}
+		if l.Chunk == 0 {
+			l.Chunk = int(min(l.Mod, chunkSlots))
+		}
+		out[i] = l
+	}
+	if n := len(levels); levels[n-1].Div > math.MaxInt64 {
+		return nil, fmt.Errorf("stashtime: Options.Levels[%d]: bucket width (Div) %d ns does not fit in an int64", n-1, levels[n-1].Div)
+	}
+	return out, nil
+}
+
+// checkOptions returns an error for a clock that no wheel can run on: a
+// nil pointer for a Clock, or a Clock that reads negative.
+func checkOptions(c Clock) error {
 	if v := reflect.ValueOf(c); v.Kind() == reflect.Pointer && v.IsNil() {
 		if _, ok := c.(*ManualClock); ok {
 			return errors.New("stashtime: Options.Clock is a nil *ManualClock")
@@ -33,9 +80,6 @@ func checkOptions(c Clock, levels []Level) error {
 	}
 	if now := c.Now(); now < 0 {
 		return fmt.Errorf("stashtime: Options.Clock reads %d: a Clock must never read negative", now)
-	}
-	if n := len(levels); n > 0 && levels[n-1].Div > math.MaxInt64 {
-		return fmt.Errorf("stashtime: level %d: bucket width (Div) %d ns does not fit in an int64", n-1, levels[n-1].Div)
 	}
 	return nil
 }

@@ -100,6 +100,14 @@ func TestNewWheelRejects(t *testing.T) {
 		{"typed nil ManualClock", Options{Clock: nilManual}, "nil *ManualClock"},
 		{"negative clock", Options{Clock: negClock{}}, "must never read negative"},
 		{"negative MaxBatch", Options{MaxBatch: -1}, "negative MaxBatch"},
+		{"no levels", Options{Levels: []Level{}}, "Options.Levels is empty"},
+		{"zero Div", Options{Levels: []Level{{Mod: 512}}}, "Options.Levels[0]: Div is zero"},
+		{"zero Mod", Options{Levels: []Level{{Div: 1 << 29, Mod: 512}, {Div: 1 << 20}}}, "Options.Levels[1]: Mod is zero"},
+		{"Mod too big", Options{Levels: []Level{{Div: 1 << 20, Mod: 1 << 17}}}, "Options.Levels[0]: Mod is 131072, more than 65536"},
+		{"negative Chunk", Options{Levels: []Level{{Div: 1 << 20, Mod: 512, Chunk: -1}}}, "Options.Levels[0]: Chunk is negative"},
+		{"Div*Mod overflows", Options{Levels: []Level{{Div: 1 << 60, Mod: 32}, {Div: 1 << 20, Mod: 1 << 10}}}, "Options.Levels[0]: Div*Mod"},
+		{"levels do not fit", Options{Levels: []Level{{Div: 1 << 29, Mod: 512}, {Div: 1 << 20, Mod: 256}}}, "Options.Levels[1]: Div*Mod is 268435456, want Options.Levels[0].Div, 536870912"},
+		{"too deep", Options{Levels: make([]Level, 17)}, "more than 16"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var w *Wheel
@@ -113,6 +121,41 @@ func TestNewWheelRejects(t *testing.T) {
 			require.True(t, strings.HasPrefix(err.Error(), "stashtime: "), "NewWheel error %q does not start with \"stashtime: \"", err)
 		})
 	}
+}
+
+// TestLevelsAsDocumented: levels written as Level and Options.Levels
+// describe them, Div and Mod alone, make a wheel that fires its timers on
+// time, however narrow the buckets or levels; Chunk need not be given.
+func TestLevelsAsDocumented(t *testing.T) {
+	for name, levels := range map[string][]Level{
+		"doc example":  {{Div: 1 << 29, Mod: 512}, {Div: 1 << 20, Mod: 512}},
+		"Div 1":        {{Div: 1 << 10, Mod: 1 << 10}, {Div: 1, Mod: 1 << 10}},
+		"Mod 1":        {{Div: 1 << 20, Mod: 1}},
+		"Mod 1 over 8": {{Div: 1 << 23, Mod: 1}, {Div: 1 << 20, Mod: 8}},
+		"max Mod":      {{Div: 1 << 20, Mod: 1 << 16}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			clk := NewManualClock(time.Unix(0, 0))
+			w, err := NewWheel(Options{Clock: clk, Levels: levels})
+			require.NoError(t, err)
+			defer w.Close()
+			for _, d := range []time.Duration{time.Millisecond, time.Second, time.Hour} {
+				tm := w.NewTimer(d)
+				clk.Advance(d - 1)
+				w.Sync()
+				assert.Empty(t, tm.C, "%v: fired early", d)
+				clk.Advance(1)
+				w.Sync()
+				assert.Len(t, tm.C, 1, "%v: a due timer did not fire", d)
+			}
+		})
+	}
+	// The caller's levels stay as they were.
+	levels := []Level{{Div: 1 << 20, Mod: 8}}
+	w, err := NewWheel(Options{Clock: NewManualClock(time.Unix(0, 0)), Levels: levels})
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	assert.Zero(t, levels[0].Chunk, "NewWheel wrote to Options.Levels")
 }
 
 // TestWidestBucketFires: the widest bucket NewWheel accepts still fires a

@@ -2,6 +2,7 @@ package stashtime
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -19,8 +20,12 @@ import (
 // unfired until it reads past their deadlines again.
 type Clock = clock.Clock
 
-// A Level is one level of a Wheel's store: deadline d maps to slot
-// (d / Div) % Mod of that level. See Options.Levels.
+// A Level is one level of a Wheel's store: deadline d (a reading of the
+// wheel's clock, in nanoseconds) maps to slot (d / Div) % Mod of that
+// level, whose slots are allocated Chunk at a time as they are first used.
+// Div and Mod must be positive, Mod at most 65536, and Div*Mod must fit in
+// a uint64; Chunk zero means 16, or Mod if that is less. Options.Levels
+// says how the levels of a Wheel fit together.
 type Level = stash.Level
 
 // Options configure a Wheel made by NewWheel. The zero value is the
@@ -28,9 +33,12 @@ type Level = stash.Level
 type Options struct {
 	// Clock the wheel reads; nil means the system monotonic clock.
 	Clock Clock
-	// Levels of the store, coarsest first; nil means DefaultLevels. Each
-	// level's Div*Mod must equal the Div of the level before; the last
-	// level's Div is the bucket width in nanoseconds.
+	// Levels of the store, coarsest first, at most 16; nil means
+	// DefaultLevels. Each level's Div*Mod must equal the Div of the level
+	// before; the last level's Div is the bucket width in nanoseconds, at
+	// most math.MaxInt64. For example, {Div: 1 << 29, Mod: 512} over
+	// {Div: 1 << 20, Mod: 512} spans 2^38 ns (about 4.6 minutes) in
+	// buckets of 2^20 ns (about 1 ms).
 	Levels []Level
 	// MaxBatch bounds how many timers the driver fires before it looks for
 	// newly added earlier ones and yields its thread; 0 means 256.
@@ -139,26 +147,27 @@ const running = math.MinInt64
 
 // NewWheel starts a Wheel. Close it when done. It returns an error for
 // options no wheel can run on: a negative MaxBatch, a nil pointer as the
-// Clock, a Clock reading below zero, levels that do not fit together, or a
-// bucket width (the last level's Div) beyond math.MaxInt64 nanoseconds.
+// Clock, a Clock reading below zero, or Levels other than Level and
+// Options.Levels describe.
 func NewWheel(opts Options) (*Wheel, error) {
 	c := opts.Clock
 	if c == nil {
 		c = clock.System
 	}
-	levels := opts.Levels
-	if levels == nil {
-		levels = stash.DefaultLevels()
-	}
 	if opts.MaxBatch < 0 {
 		return nil, errors.New("stashtime: negative MaxBatch")
 	}
-	if err := checkOptions(c, levels); err != nil {
+	levels, err := storeLevels(opts.Levels)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOptions(c); err != nil {
 		return nil, err
 	}
 	st, err := stash.New[entry](stash.Config{Levels: levels}, uint64(max(c.Now(), 0)))
 	if err != nil {
-		return nil, err
+		// storeLevels checks what the store does.
+		return nil, fmt.Errorf("stashtime: Options.Levels: %w", err)
 	}
 	w := &Wheel{
 		clock:    c,

@@ -31,8 +31,11 @@ func (r Result) Quantile(q float64) time.Duration {
 }
 
 // Warmup is how many waits Run makes before it starts measuring: the first
-// ones pay for starting what serves them (a wheel's driver, say).
-const Warmup = 3
+// ones pay for starting what serves them (a wheel's driver, say), and for
+// finding out that goroutines compute (a wheel's first timer after they
+// start comes late once; see the poller's crowding). Run measures the
+// steady state.
+const Warmup = 8
 
 // Run runs n waits with GOMAXPROCS set to procs and spinners goroutines
 // computing meanwhile, after Warmup waits that it does not measure, and
