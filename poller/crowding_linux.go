@@ -23,10 +23,14 @@ import "runtime/metrics"
 // a wake-up by the timerfd, since they were last found not crowded, got
 // its P lateWake or more after its deadline. The first timer after
 // goroutines start computing comes that late, once; the next ones come as
-// the runtime's do.
+// the runtime's do. lateWake is half the time slice the runtime gives a
+// goroutine that computes: a wake-up that waited behind one waited that
+// long, and one that waited behind goroutines about to block did not (a
+// threshold of 1 ms cost 1000 AfterFunc chains of 10 ms a third of their
+// lead in lateness: go run ./bench -only load).
 const (
 	crowdedAfter = 3
-	lateWake     = int64(1e6) // 1 ms: a thread's wake-up takes microseconds
+	lateWake     = int64(5e6) // see below
 )
 
 // How a sleep waits, as check decides.

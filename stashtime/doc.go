@@ -123,8 +123,8 @@
 // runtime's monitor may take 10 ms to notice a P left in a system call
 // while goroutines queue on it. So does a shorter one while every P is
 // busy and goroutines wait (three sleeps in a row have found it so). If,
-// the Ps crowded, a wake-up has had to wait a millisecond or more for a
-// P, the goroutines are computing: a thread woken by the kernel queues
+// the Ps crowded, a wake-up has had to wait 5 ms or more for a P, the
+// goroutines are computing: a thread woken by the kernel queues
 // behind them, each running a time slice. Then the driver sleeps on a
 // runtime timer instead, which the scheduler runs between two of them,
 // and the driver next, so that its timers reach their waiters as soon as
