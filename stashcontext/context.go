@@ -142,10 +142,7 @@ func WithDeadlineCause(parent Context, d time.Time, cause error) (Context, Cance
 		return WithCancel(parent)
 	}
 	p, cancelable := stashParent(parent)
-	if p == nil && cancelable {
-		return context.WithDeadlineCause(parent, d, cause)
-	}
-	return withDeadline(parent, p, d, time.Until(d), cause)
+	return withDeadline(parent, p, cancelable, d, time.Until(d), cause)
 }
 
 // WithTimeout returns WithDeadline(parent, time.Now().Add(timeout)).
@@ -176,10 +173,7 @@ func WithTimeoutCause(parent Context, timeout time.Duration, cause error) (Conte
 		return WithCancel(parent)
 	}
 	p, cancelable := stashParent(parent)
-	if p == nil && cancelable {
-		return context.WithDeadlineCause(parent, d, cause)
-	}
 	// d is now+timeout: what is left of it is timeout, with no second
 	// clock read.
-	return withDeadline(parent, p, d, timeout, cause)
+	return withDeadline(parent, p, cancelable, d, timeout, cause)
 }

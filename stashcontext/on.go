@@ -1,7 +1,6 @@
 package stashcontext
 
 import (
-	"context"
 	"time"
 
 	"github.com/stashgo/stash/internal/clock"
@@ -101,14 +100,6 @@ func (d Deadlines) withDeadline(parent Context, t time.Time, dur time.Duration, 
 	x := c.extraSetup()
 	x.on, x.deadlineCause = d.w, cause
 	p, cancelable := stashParent(parent)
-	if p != nil || !cancelable {
-		c.attach(p)
-		return c.finish(dur, cause)
-	}
-	// A parent that package context cancels, and that cannot list c
-	// among its children: it cancels c through context.AfterFunc.
-	x.stopParent = context.AfterFunc(parent, func() {
-		c.cancel(false, parent.Err(), context.Cause(parent))
-	})
+	c.attach(p, cancelable)
 	return c.finish(dur, cause)
 }
