@@ -146,3 +146,26 @@ func BenchmarkDoneFloor(b *testing.B) {
 		cancel()
 	}
 }
+
+// BenchmarkStdParent is WithTimeout then cancel under a parent that
+// package context made and cancels, as an http handler's r.Context(),
+// without and with the Done channel asked for: this package links its
+// context to the parent (see link.go).
+func BenchmarkStdParent(b *testing.B) {
+	for _, done := range []bool{false, true} {
+		for _, im := range impls {
+			b.Run(fmt.Sprintf("done=%v/impl=%s", done, im.name), func(b *testing.B) {
+				parent, cancelParent := stdcontext.WithCancel(stdcontext.Background())
+				defer cancelParent()
+				b.ReportAllocs()
+				for range b.N {
+					ctx, cancel := im.withTimeout(parent, time.Second)
+					if done {
+						_ = ctx.Done()
+					}
+					cancel()
+				}
+			})
+		}
+	}
+}

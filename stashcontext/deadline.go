@@ -82,11 +82,11 @@ var selfKey int
 // attached to p, the context of this package that parent is or wraps (see
 // stashParent), or, with p nil, linked to parent if cancelable.
 func withDeadline(parent Context, p *timerCtx, cancelable bool, d time.Time, dur time.Duration, cause error) (Context, CancelFunc) {
-	c := &timerCtx{parent: parent, deadline: d}
+	c := newTimerCtx(parent, d, p, cancelable)
 	if cause != nil {
 		c.x.Store(&extra{deadlineCause: cause})
 	}
-	c.attach(p, cancelable)
+	c.attach(p)
 	return c.finish(dur, cause)
 }
 
@@ -174,34 +174,27 @@ func newCancelOnly(parent Context) *timerCtx {
 	if p == nil && cancelable {
 		return nil
 	}
-	c := &timerCtx{parent: parent}
+	c := newTimerCtx(parent, time.Time{}, p, false)
 	c.x.Store(&extra{cancelOnly: true})
 	c.st.Store(noTimer)
-	c.attach(p, false)
+	c.attach(p)
 	return c
 }
 
 // attach arranges for c to be canceled when its parent is, as
 // context.WithCancel does, in the goroutine that cancels the parent,
-// before its cancel function returns. p is the context of this package
-// that c's parent is or wraps (see stashParent): it lists c among its
-// children. If p is linked, or p is nil and stdParent reports that the
-// parent can be canceled (then by package context, or by a Context of
-// other code), c is linked too (see link.go): its Done channel is that
-// of a child package context makes under p's link, or under the parent.
-func (c *timerCtx) attach(p *timerCtx, stdParent bool) {
-	switch {
-	case p != nil:
-		if p != c.parent {
-			c.extraSetup().up = p
-		}
-		if pl := p.link(); pl != nil {
-			c.linkUnder(pl.in)
-		}
-		p.addChild(c)
-	case stdParent:
-		c.linkUnder(c.parent)
+// before its cancel function returns: p, the context of this package that
+// c's parent is or wraps (see stashParent), lists c among its children.
+// With p nil, c's parent is never canceled, or c is linked to it (see
+// newTimerCtx).
+func (c *timerCtx) attach(p *timerCtx) {
+	if p == nil {
+		return
 	}
+	if p != c.parentContext() {
+		c.extraSetup().up = p
+	}
+	p.addChild(c)
 }
 
 // extraSetup returns c.x, made if need be, while c is not yet shared.

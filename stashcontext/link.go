@@ -3,6 +3,7 @@ package stashcontext
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Package context cancels the children it lists, of its own types, in the
@@ -83,9 +84,33 @@ func (c *timerCtx) parentContext() Context {
 	return c.parent
 }
 
-// linkUnder links c, not yet shared, with a child package context makes of
-// under.
-func (c *timerCtx) linkUnder(under Context) {
-	in, cancel := context.WithCancelCause(under)
-	c.parent = &link{c.parent, in, cancel}
+// A linkedCtx is a linked timerCtx and its link, made in one allocation.
+type linkedCtx struct {
+	timerCtx
+	link link
+}
+
+// newTimerCtx returns a timerCtx with parent and deadline d, not yet
+// attached (see attach): linked if p, the context of this package that
+// parent is or wraps, is linked, or if p is nil and stdParent reports that
+// parent can be canceled (by package context, or by a Context of other
+// code). Its in is then a child that package context makes of p's in, or
+// of parent.
+func newTimerCtx(parent Context, d time.Time, p *timerCtx, stdParent bool) *timerCtx {
+	var under Context
+	if p != nil {
+		if pl := p.link(); pl != nil {
+			under = pl.in
+		}
+	} else if stdParent {
+		under = parent
+	}
+	if under == nil {
+		return &timerCtx{parent: parent, deadline: d}
+	}
+	lc := new(linkedCtx)
+	lc.link.Context = parent
+	lc.link.in, lc.link.cancel = context.WithCancelCause(under)
+	lc.parent, lc.deadline = &lc.link, d
+	return &lc.timerCtx
 }

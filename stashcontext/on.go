@@ -96,10 +96,10 @@ func (d Deadlines) withDeadline(parent Context, t time.Time, dur time.Duration, 
 	if cur, ok := parent.Deadline(); ok && cur.Before(t) {
 		return WithCancel(parent)
 	}
-	c := &timerCtx{parent: parent, deadline: t}
+	p, cancelable := stashParent(parent)
+	c := newTimerCtx(parent, t, p, cancelable)
 	x := c.extraSetup()
 	x.on, x.deadlineCause = d.w, cause
-	p, cancelable := stashParent(parent)
-	c.attach(p, cancelable)
+	c.attach(p)
 	return c.finish(dur, cause)
 }
