@@ -169,3 +169,27 @@ func BenchmarkStdParent(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStdParentAttach is the two ways of putting something in the
+// children of a parent of package context, and taking it out: a child of
+// context.WithCancelCause, which this package's linked contexts hold
+// (see link.go), and context.AfterFunc, whose function runs in a
+// goroutine of its own after the parent's cancel returns.
+func BenchmarkStdParentAttach(b *testing.B) {
+	parent, cancelParent := stdcontext.WithCancel(stdcontext.Background())
+	defer cancelParent()
+	b.Run("how=WithCancelCause", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			_, cancel := stdcontext.WithCancelCause(parent)
+			cancel(nil)
+		}
+	})
+	b.Run("how=AfterFunc", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			stop := stdcontext.AfterFunc(parent, func() {})
+			stop()
+		}
+	})
+}

@@ -26,11 +26,11 @@ import (
 //     fired).
 //   - The timers are not pooled: a context's cancel stops its timer, so
 //     that Wheel.BlockUntil counts only the deadlines still watched.
-//   - Under a parent that package context cancels (one it made, or
-//     http.Request.Context), the result is still this package's context,
-//     attached with context.AfterFunc: the parent's cancel reaches it in a
-//     goroutine of its own, microseconds after that cancel returns, rather
-//     than before (see Cancellation is synchronous).
+//
+// Under a parent that package context cancels (one it made, or
+// http.Request.Context), the result is linked to the parent as the
+// package-level functions' is (see Under a parent of package context):
+// tests and production run the same code.
 //
 // The zero Deadlines, and On(nil), use the process-wide wheel: its methods
 // are the package-level functions.
