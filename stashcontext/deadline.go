@@ -1,7 +1,6 @@
 package stashcontext
 
 import (
-	"context"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -56,7 +55,7 @@ type extra struct {
 	on *stashtime.Wheel
 	// stopIn, for a linked context with functions registered by
 	// AfterFunc, stops the context.AfterFunc that runs them when the
-	// link's context is canceled (see link.go). Guarded by mu.
+	// parent is canceled (see link.go). Guarded by mu.
 	stopIn func() bool
 
 	mu       sync.Mutex
@@ -265,17 +264,17 @@ func (c *timerCtx) cancel(removeFromParent bool, err, cause error) {
 
 // cancelFrom is cancel, but returns the slot that watched c's deadline,
 // if this call took it off c, for the caller to put back, and whether this
-// call canceled c with err: a linked context whose link's parent has
-// canceled its in already takes that one's error and cause instead, as
-// package context's child would have from its parent.
+// call canceled c with err: a linked context whose parent is canceled
+// already takes the parent's error and cause instead, as package context's
+// child would have from its parent (see link.go).
 func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) (old *slot, own bool) {
 	if err == nil {
 		panic("context: internal error: missing cancel error")
 	}
 	l := c.link()
 	own = true
-	if l != nil {
-		if e, ec := l.canceled(); e != nil {
+	if l != nil && l.parentCanceled() {
+		if e, ec := l.parentErr(); e != nil {
 			err, cause, own = e, ec, false
 		}
 	}
@@ -314,9 +313,16 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) (old *slo
 	}
 	switch {
 	case l != nil:
-		// Closes c's Done channel, and takes l.in off its parent's
-		// children.
-		l.cancel(errUnlinked)
+		// Canceling in closes c's Done channel, and takes in off its
+		// parent's children. With none made yet, Done stores closedchan,
+		// unless it stored in's channel meanwhile: then in is made.
+		li := l.in.Load()
+		if li == nil && !c.casDone(nil, closedchan) {
+			li = l.in.Load()
+		}
+		if li != nil {
+			li.cancel(nil)
+		}
 	case old != nil:
 		// Done makes a channel only once st is not nil (see makeDone):
 		// if it was nil, there is none to close, and Done stores
@@ -399,11 +405,11 @@ func (c *timerCtx) Done() <-chan struct{} {
 func (c *timerCtx) makeDone() <-chan struct{} {
 	if l := c.link(); l != nil {
 		c.look()
-		// Closed by the first cancel of c (see cancelFrom), or by its
-		// link's parent.
-		d := l.in.Done()
+		// in's, closed by the first cancel of c (see cancelFrom), or by
+		// the parent's; or closedchan, stored by the first cancel.
+		d := c.linkIn(l).ctx.Done()
 		c.casDone(nil, *(*chan struct{})(unsafe.Pointer(&d)))
-		return d
+		return c.loadDone()
 	}
 	if s := c.look(); s.final {
 		c.casDone(nil, closedchan)
@@ -426,9 +432,9 @@ func (c *timerCtx) makeDone() <-chan struct{} {
 func (c *timerCtx) Err() error {
 	s := c.st.Load()
 	if s == nil || !s.final {
-		if l := c.link(); l != nil && l.in.Err() != nil {
-			// The link's parent is canceled: so is c, with its error
-			// (see cancelFrom).
+		if l := c.link(); l != nil && l.parentCanceled() {
+			// The parent is canceled: so is c, with its error (see
+			// cancelFrom).
 			c.cancel(true, Canceled, nil)
 		} else if s = c.look(); !s.final {
 			return nil
@@ -440,12 +446,16 @@ func (c *timerCtx) Err() error {
 }
 
 // waitClosed returns once c's Done channel, if made (a linked context's
-// always is), is closed: the first cancel makes st final before it closes
-// the channel, and Err must not report an error while Done is open.
+// once it has an in), is closed: the first cancel makes st final before it
+// closes the channel, and Err must not report an error while Done is open.
 func (c *timerCtx) waitClosed() {
 	if l := c.link(); l != nil {
-		<-l.in.Done()
-	} else if d := c.loadDone(); d != nil {
+		if li := l.in.Load(); li != nil {
+			<-li.ctx.Done()
+			return
+		}
+	}
+	if d := c.loadDone(); d != nil {
 		<-d
 	}
 }
@@ -486,8 +496,8 @@ func (c *timerCtx) Value(key any) any {
 func (c *timerCtx) AfterFunc(f func()) (stop func() bool) {
 	n := &funcChild{f: f}
 	l := c.link()
-	if l != nil && l.in.Err() != nil {
-		c.cancel(true, Canceled, nil) // with the link's parent's error
+	if l != nil && l.parentCanceled() {
+		c.cancel(true, Canceled, nil) // with the parent's error
 	}
 	c.ensureArmed()
 	x := c.extra()
@@ -501,10 +511,10 @@ func (c *timerCtx) AfterFunc(f func()) (stop func() bool) {
 		x.children = make(map[canceler]struct{})
 	}
 	x.children[n] = struct{}{}
-	if l != nil && x.stopIn == nil {
-		x.stopIn = context.AfterFunc(l.in, func() { c.cancel(true, Canceled, nil) })
-	}
 	x.mu.Unlock()
+	if l != nil {
+		c.watchParent(l)
+	}
 	return func() bool { return c.removeChild(n) }
 }
 

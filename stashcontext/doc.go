@@ -73,19 +73,20 @@
 // children of its own types, and it runs no code of other packages there.
 // So a deadline context of this package under a parent that package
 // context can cancel (and that is none of this package's contexts, nor
-// wraps one with the same Done channel) holds a child that package context
-// makes of that parent, context.WithCancelCause(parent), and takes its Done
-// channel from it: the parent's cancel closes it before it returns, and Err
-// then reports the parent's error, and Cause its cause. The contexts of
-// this package below it hold such a child of its own, made under that one,
-// and are done as soon. Its own cancel, or its deadline, cancels its
-// children of this package, closes Done (canceling the child it holds,
-// which takes it off the parent's children), then cancels the children
-// package context made of it, which see its error, DeadlineExceeded once
-// the deadline has passed. This costs about what package context's
-// timerCtx costs less its timer: WithTimeout then cancel under a
-// context.WithCancel parent allocates 224 bytes in 4 allocations, against
-// package context's 272 in 4.
+// wraps one with the same Done channel) is linked to it: it takes its Done
+// channel from a child that package context makes of that parent,
+// context.WithCancelCause(parent), made when Done is first asked for. The
+// parent's cancel closes it before it returns; Err reports the parent's
+// error, and Cause its cause, as soon as the parent is canceled (until that
+// child is made, Err asks the parent). The contexts of this package below
+// it are linked the same way, their children made under its, and are done
+// as soon. Its own cancel, or its deadline, cancels its children of this
+// package, closes Done (canceling the child it holds, which takes it off
+// the parent's children), then cancels the children package context made
+// of it, which see its error, DeadlineExceeded once the deadline has
+// passed. WithTimeout then cancel under a context.WithCancel parent
+// allocates 112 bytes in 2 allocations, against package context's 272 in
+// 4; with Done asked for, 344 in 6 against 384 in 5.
 //
 // One case stays asynchronous: a child that package context makes of such
 // a context, when the parent of package context above is canceled. The

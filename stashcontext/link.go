@@ -2,69 +2,56 @@ package stashcontext
 
 import (
 	"context"
-	"errors"
+	"sync/atomic"
 	"time"
 )
 
 // Package context cancels the children it lists, of its own types, in the
-// goroutine that cancels their parent, and attaches a child to a parent of
-// another type through the parent's AfterFunc method if it has one. A
-// timerCtx under a parent that package context cancels (one it made,
-// http.Request.Context, signal.NotifyContext), or under a Context of other
-// code, is linked to it:
+// goroutine that cancels their parent, and runs no code of other packages
+// there. A timerCtx under a parent that package context cancels (one it
+// made, http.Request.Context, signal.NotifyContext), or under a Context of
+// other code, is linked to it, and so is one under a linked timerCtx:
 //
-//   - c holds a child that package context makes, in, of c's parent, or of
-//     the link's in of the context of this package c is attached to, and
-//     takes its Done channel from it. The parent's cancel cancels in
-//     before it returns, and so closes c's Done channel; c's Err, found
-//     in's error, takes it and its cause as package context's child would.
-//     The contexts of this package below c are linked the same way, under
-//     c's in, and are done as soon.
+//   - Its Done channel is that of in, a child that package context makes
+//     (context.WithCancelCause) of the parent, or of the in of the linked
+//     context of this package it is attached to: the parent's cancel
+//     cancels in before it returns, and so closes c's Done channel. In is
+//     made when Done is first asked for: until then nothing waits on the
+//     channel, and Err asks the parent.
+//   - Err, finding in canceled (or, before in is made, the parent), takes
+//     the parent's error and cause, as package context's child would.
 //   - c's own cancel, and the expiry of its deadline, cancel its children
-//     first, then in: c's Done channel is closed once they are done.
-//     Package context attaches its children to c through c's AfterFunc
-//     method (c's Value does not answer package context's key for finding
-//     a parent with its in while c is not canceled), so that they see c's
-//     Err, DeadlineExceeded once its deadline passes. A finished c cancels
-//     in, which takes it off the parent's children.
-//   - The parent's cancel cannot run code of this package: c's children
-//     of package context, and the functions of c's AfterFunc, are run by a
-//     context.AfterFunc on in, in a goroutine of its own, a moment after
-//     the parent's cancel returns. c registers that one only once it has
-//     such a function.
+//     of this package first, then in (closing Done, and taking in off the
+//     parent's children), then the functions its AfterFunc method
+//     registered, which package context's children of it are (c's Value
+//     does not answer package context's key for finding a parent with in):
+//     they see c's Err, DeadlineExceeded once the deadline has passed.
+//   - The parent's cancel cannot run code of this package: the functions
+//     of c's AfterFunc run when the parent is canceled by a
+//     context.AfterFunc on the parent, in a goroutine of its own, a moment
+//     after the parent's cancel returns, or at once when anything asks c's
+//     Err in between. c registers that one with the first such function.
 //
-// A link costs c an allocation of its own and package context's child (a
-// cancelCtx and its cancel func), against package context's timerCtx,
+// WithTimeout then cancel under such a parent costs 16 bytes more than
+// under Background, the link, when Done is not asked for; when it is, in,
+// its cancel func and a linkIn too, against package context's timerCtx,
 // timer and their funcs.
 
-// A link is the parent field of a linked timerCtx: its parent, with in.
+// A link is the parent field of a linked timerCtx: its parent, with what
+// links c to it.
 type link struct {
 	Context // the parent
-	// in is context.WithCancelCause of the parent, or of the in of the
-	// linked context of this package that c is attached to; cancel is its
-	// cancel.
-	in     Context
-	cancel CancelCauseFunc
+	// p is the context of this package that c is attached to (see
+	// stashParent), nil if the parent is none: in is made under p's in,
+	// else under the parent. Set before c is shared.
+	p  *timerCtx
+	in atomic.Pointer[linkIn] // nil until made, then never changed
 }
 
-// errUnlinked is the cause with which a linked context cancels its in
-// once it is canceled itself. A context of this package cancels its
-// children before its in, so that one linked under that in which finds it
-// canceled with errUnlinked was not listed among them yet (it is being
-// attached): its error is the one its parent gives it, not the in's.
-var errUnlinked = errors.New("stashcontext: canceled by its own context")
-
-// canceled returns the error and cause with which the link's parent
-// canceled in, nil if it has not.
-func (l *link) canceled() (err, cause error) {
-	err = l.in.Err()
-	if err == nil {
-		return nil, nil
-	}
-	if cause = context.Cause(l.in); cause == errUnlinked {
-		return nil, nil
-	}
-	return err, cause
+// A linkIn is a linked context's in and its cancel.
+type linkIn struct {
+	ctx    Context
+	cancel CancelCauseFunc
 }
 
 // String is the parent's: package context names c by its parent.
@@ -94,23 +81,81 @@ type linkedCtx struct {
 // attached (see attach): linked if p, the context of this package that
 // parent is or wraps, is linked, or if p is nil and stdParent reports that
 // parent can be canceled (by package context, or by a Context of other
-// code). Its in is then a child that package context makes of p's in, or
-// of parent.
+// code).
 func newTimerCtx(parent Context, d time.Time, p *timerCtx, stdParent bool) *timerCtx {
-	var under Context
-	if p != nil {
-		if pl := p.link(); pl != nil {
-			under = pl.in
-		}
-	} else if stdParent {
-		under = parent
-	}
-	if under == nil {
+	if p != nil && p.link() == nil || p == nil && !stdParent {
 		return &timerCtx{parent: parent, deadline: d}
 	}
 	lc := new(linkedCtx)
-	lc.link.Context = parent
-	lc.link.in, lc.link.cancel = context.WithCancelCause(under)
+	lc.link.Context, lc.link.p = parent, p
 	lc.parent, lc.deadline = &lc.link, d
 	return &lc.timerCtx
+}
+
+// linkIn returns l's in, made if need be, of c, whose link l is.
+func (c *timerCtx) linkIn(l *link) *linkIn {
+	if li := l.in.Load(); li != nil {
+		return li
+	}
+	under := l.Context
+	if l.p != nil {
+		under = l.p.linkIn(l.p.link()).ctx
+	}
+	li := new(linkIn)
+	li.ctx, li.cancel = context.WithCancelCause(under)
+	if !l.in.CompareAndSwap(nil, li) {
+		li.cancel(nil) // another goroutine made one first
+		return l.in.Load()
+	}
+	// A first cancel of c that made st final before the store above may
+	// not have seen li: cancel it here, as that cancel would have.
+	if s := c.st.Load(); s != nil && s.final {
+		li.cancel(nil)
+	}
+	return li
+}
+
+// parentErr returns the error and cause with which c's parent is canceled,
+// nil if it is not, without blocking: a canceling context of this package
+// reports its error before it has closed its Done channel, and cancels
+// its children of this package in between, with that error.
+func (l *link) parentErr() (err, cause error) {
+	if l.p != nil {
+		if s := l.p.st.Load(); s != nil && s.final {
+			return s.err, s.cause
+		}
+		return l.p.link().parentErr()
+	}
+	if err := l.Context.Err(); err != nil {
+		return err, context.Cause(l.Context)
+	}
+	return nil, nil
+}
+
+// parentCanceled reports whether c's parent, whose link l is, is
+// canceled: with in made, whether in is (the parent's cancel cancels it
+// before it returns), else whether the parent is.
+func (l *link) parentCanceled() bool {
+	if li := l.in.Load(); li != nil {
+		return li.ctx.Err() != nil
+	}
+	err, _ := l.parentErr()
+	return err != nil
+}
+
+// watchParent arranges for c, whose link l is, to be canceled when the
+// parent of package context it is linked to is, so that the functions of
+// its AfterFunc run then: a context.AfterFunc on the parent, registered
+// once, or, for a context attached to a linked one of this package, which
+// cancels it with its other children, that one's.
+func (c *timerCtx) watchParent(l *link) {
+	for l.p != nil {
+		c, l = l.p, l.p.link()
+	}
+	x := c.extra()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if s := c.st.Load(); x.stopIn == nil && (s == nil || !s.final) {
+		x.stopIn = context.AfterFunc(l.Context, func() { c.cancel(true, Canceled, nil) })
+	}
 }
