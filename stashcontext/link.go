@@ -156,6 +156,12 @@ func (c *timerCtx) watchParent(l *link) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if s := c.st.Load(); x.stopIn == nil && (s == nil || !s.final) {
-		x.stopIn = context.AfterFunc(l.Context, func() { c.cancel(true, Canceled, nil) })
+		x.stopIn = context.AfterFunc(l.Context, func() {
+			// The parent's error, read from the parent: this may run
+			// before the parent's cancel has reached in.
+			if err, cause := l.parentErr(); err != nil {
+				c.cancel(true, err, cause)
+			}
+		})
 	}
 }
