@@ -89,7 +89,24 @@ func newTimerCtx(parent Context, d time.Time, p *timerCtx, stdParent bool) *time
 	lc := new(linkedCtx)
 	lc.link.Context, lc.link.p = parent, p
 	lc.parent, lc.deadline = &lc.link, d
+	if p == nil && !ownCancelCtx(parent) {
+		// A Context of other code may tell only the children it had
+		// when canceled, through its AfterFunc method or Done: link
+		// now, as package context attaches its children at once.
+		lc.timerCtx.linkIn(&lc.link)
+	}
 	return &lc.timerCtx
+}
+
+// ownCancelCtx reports whether parent is package context's cancelCtx, or
+// wraps one with the same Done channel, as package context finds a parent
+// it lists children on.
+func ownCancelCtx(parent Context) bool {
+	if cancelCtxKey == nil {
+		return false
+	}
+	pc, ok := parent.Value(cancelCtxKey).(Context)
+	return ok && pc.Done() == parent.Done()
 }
 
 // linkIn returns l's in, made if need be, of c, whose link l is.
@@ -108,9 +125,16 @@ func (c *timerCtx) linkIn(l *link) *linkIn {
 		return l.in.Load()
 	}
 	// A first cancel of c that made st final before the store above may
-	// not have seen li: cancel it here, as that cancel would have.
+	// not have seen li: cancel it here, as that cancel would have. And a
+	// parent canceled before li was made may not cancel it: package
+	// context's do, a Context of other code may only run the functions
+	// its AfterFunc had then.
 	if s := c.st.Load(); s != nil && s.final {
 		li.cancel(nil)
+	} else if li.ctx.Err() == nil {
+		if err, _ := l.parentErr(); err != nil {
+			li.cancel(nil)
+		}
 	}
 	return li
 }
