@@ -75,7 +75,9 @@
 // context can cancel (and that is none of this package's contexts, nor
 // wraps one with the same Done channel) is linked to it: it takes its Done
 // channel from a child that package context makes of that parent,
-// context.WithCancelCause(parent), made when Done is first asked for. The
+// context.WithCancelCause(parent), made when Done is first asked for (at
+// once under a Context of other code, which may tell only the children it
+// has when canceled). The
 // parent's cancel closes it before it returns; Err reports the parent's
 // error, and Cause its cause, as soon as the parent is canceled (until that
 // child is made, Err asks the parent). The contexts of this package below
