@@ -55,6 +55,12 @@ func TestQuickRun(t *testing.T) {
 		{"withtimeout-cancel live=0", "B/op"},
 		{"withtimeout-cancel live=10k", "ns/op"},
 		{"withtimeout-cancel live=10k", "B/op"},
+		{"withtimeout-cancel std parent", "ns/op"},
+		{"withtimeout-cancel std parent", "B/op"},
+		{"withtimeout-cancel std parent", "ns/op, Done"},
+		{"withtimeout-cancel std parent", "B/op, Done"},
+		{"http WithTimeout(r.Context())", "ns wall/req"},
+		{"http WithTimeout(r.Context())", "ns CPU/req"},
 	}
 	lines := strings.Split(out, "\n")
 	for _, w := range want {

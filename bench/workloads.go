@@ -70,6 +70,7 @@ var workloads = []workload{
 	{"request", requestSteps, requestRows},
 	{"churn", churnSteps, churn},
 	{"context", contextSteps, contextRows},
+	{"context-std", contextStdSteps, contextStdRows},
 	{"busy", busySteps, busyRows},
 }
 

@@ -146,3 +146,50 @@ func BenchmarkDoneFloor(b *testing.B) {
 		cancel()
 	}
 }
+
+// BenchmarkStdParent is WithTimeout then cancel under a parent that
+// package context made and cancels, as an http handler's r.Context(),
+// without and with the Done channel asked for: this package links its
+// context to the parent (see link.go).
+func BenchmarkStdParent(b *testing.B) {
+	for _, done := range []bool{false, true} {
+		for _, im := range impls {
+			b.Run(fmt.Sprintf("done=%v/impl=%s", done, im.name), func(b *testing.B) {
+				parent, cancelParent := stdcontext.WithCancel(stdcontext.Background())
+				defer cancelParent()
+				b.ReportAllocs()
+				for range b.N {
+					ctx, cancel := im.withTimeout(parent, time.Second)
+					if done {
+						_ = ctx.Done()
+					}
+					cancel()
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkStdParentAttach is the two ways of putting something in the
+// children of a parent of package context, and taking it out: a child of
+// context.WithCancelCause, which this package's linked contexts hold
+// (see link.go), and context.AfterFunc, whose function runs in a
+// goroutine of its own after the parent's cancel returns.
+func BenchmarkStdParentAttach(b *testing.B) {
+	parent, cancelParent := stdcontext.WithCancel(stdcontext.Background())
+	defer cancelParent()
+	b.Run("how=WithCancelCause", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			_, cancel := stdcontext.WithCancelCause(parent)
+			cancel(nil)
+		}
+	})
+	b.Run("how=AfterFunc", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			stop := stdcontext.AfterFunc(parent, func() {})
+			stop()
+		}
+	})
+}

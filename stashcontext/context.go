@@ -114,14 +114,13 @@ func Cause(c Context) error { return context.Cause(c) }
 // is semantically equivalent to parent and returns WithCancel(parent).
 //
 // If the parent can be canceled and is not a context of this package (nor
-// wraps one with the same Done channel), the result is package context's
-// own context.WithDeadline(parent, d), which package context attaches to
-// the parent itself, with its deadline on the runtime's timers: that is
-// the only way its children made by package context see DeadlineExceeded
-// and are done before the parent's cancel function returns (see doc.go).
-// The returned context's Done channel is closed when the deadline expires,
-// when the returned cancel function is called, or when the parent context's
-// Done channel is closed, whichever happens first.
+// wraps one with the same Done channel), the result is linked to it: it
+// holds a child package context makes of the parent, which the parent's
+// cancel cancels before it returns, and takes its Done channel from it
+// (see link.go and the package documentation). The returned context's
+// Done channel is closed when the deadline expires, when the returned
+// cancel function is called, or when the parent context's Done channel is
+// closed, whichever happens first.
 //
 // Canceling this context releases resources associated with it, so code
 // should call cancel as soon as the operations running in this Context
@@ -142,10 +141,7 @@ func WithDeadlineCause(parent Context, d time.Time, cause error) (Context, Cance
 		return WithCancel(parent)
 	}
 	p, cancelable := stashParent(parent)
-	if p == nil && cancelable {
-		return context.WithDeadlineCause(parent, d, cause)
-	}
-	return withDeadline(parent, p, d, time.Until(d), cause)
+	return withDeadline(parent, p, cancelable, d, time.Until(d), cause)
 }
 
 // WithTimeout returns WithDeadline(parent, time.Now().Add(timeout)).
@@ -176,10 +172,7 @@ func WithTimeoutCause(parent Context, timeout time.Duration, cause error) (Conte
 		return WithCancel(parent)
 	}
 	p, cancelable := stashParent(parent)
-	if p == nil && cancelable {
-		return context.WithDeadlineCause(parent, d, cause)
-	}
 	// d is now+timeout: what is left of it is timeout, with no second
 	// clock read.
-	return withDeadline(parent, p, d, timeout, cause)
+	return withDeadline(parent, p, cancelable, d, timeout, cause)
 }

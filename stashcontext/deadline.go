@@ -18,7 +18,8 @@ import (
 // It is kept to 64 bytes, what the common case needs (a parent that cannot
 // be canceled, or one of this package's contexts, and no cause), and takes
 // no lock there: its state is one pointer, st, moved by compare-and-swap,
-// and the rest is in an extra, made when first needed.
+// and the rest is in an extra, made when first needed. Under a parent that
+// package context cancels, parent is a *link (see link.go).
 type timerCtx struct {
 	parent   Context
 	deadline time.Time
@@ -30,9 +31,11 @@ type timerCtx struct {
 	// the slot it replaces (see slot.put).
 	st atomic.Pointer[slot]
 	// done is the Done channel (a chan struct{}): nil until asked for (or
-	// canceled, with st not nil), then never changed. A channel Done makes is closed by the
-	// first cancel, after st is final; a Done or Err that sees st final
-	// waits for that. Otherwise it is closedchan.
+	// canceled, with st not nil), then never changed. A channel Done makes
+	// is closed by the first cancel, after st is final and c's children
+	// of this package are canceled; a Done or Err that sees st final waits
+	// for that. Otherwise it is closedchan, or, for a linked context, its
+	// link's in's channel (see link.go).
 	done unsafe.Pointer
 	x    atomic.Pointer[extra] // nil until needed; never changed once set
 }
@@ -50,10 +53,10 @@ type extra struct {
 	// on is the wheel whose clock the deadline is on, for a context made
 	// by On(w).WithDeadline and its kin; nil for the process-wide wheel.
 	on *stashtime.Wheel
-	// stopParent, for such a context under a parent that package context
-	// cancels (see Deadlines), stops the context.AfterFunc that cancels it
-	// with the parent.
-	stopParent func() bool
+	// stopIn, for a linked context with functions registered by
+	// AfterFunc, stops the context.AfterFunc that runs them when the
+	// parent is canceled (see link.go). Guarded by mu.
+	stopIn func() bool
 
 	mu       sync.Mutex
 	children map[canceler]struct{} // guarded by mu; set to nil by the first cancel
@@ -76,9 +79,9 @@ var selfKey int
 
 // withDeadline returns a timerCtx with deadline d, which is dur from now,
 // attached to p, the context of this package that parent is or wraps (see
-// stashParent); p is nil if parent is never canceled.
-func withDeadline(parent Context, p *timerCtx, d time.Time, dur time.Duration, cause error) (Context, CancelFunc) {
-	c := &timerCtx{parent: parent, deadline: d}
+// stashParent), or, with p nil, linked to parent if cancelable.
+func withDeadline(parent Context, p *timerCtx, cancelable bool, d time.Time, dur time.Duration, cause error) (Context, CancelFunc) {
+	c := newTimerCtx(parent, d, p, cancelable)
 	if cause != nil {
 		c.x.Store(&extra{deadlineCause: cause})
 	}
@@ -90,8 +93,14 @@ func withDeadline(parent Context, p *timerCtx, d time.Time, dur time.Duration, c
 // returns c and its cancel function.
 func (c *timerCtx) finish(dur time.Duration, cause error) (Context, CancelFunc) {
 	if dur <= 0 {
-		c.cancel(true, DeadlineExceeded, cause) // the deadline has already passed
-		counters.expired.Add(1)
+		// The deadline has already passed.
+		old, own := c.cancelFrom(true, DeadlineExceeded, cause)
+		if own {
+			counters.expired.Add(1)
+		}
+		if old != nil {
+			old.put()
+		}
 		return c, func() { c.cancel(false, Canceled, nil) }
 	}
 	return c, func() { c.cancel(true, Canceled, nil) }
@@ -154,7 +163,8 @@ func stashParent(parent Context) (p *timerCtx, cancelable bool) {
 // newCancelOnly returns the cancel-only context WithCancel and
 // WithCancelCause make, or nil if they are to return package context's:
 // for a parent that can be canceled and is no context of this package nor
-// wraps one (see stashParent).
+// wraps one (see stashParent), package context's own child is exact and
+// costs less, and its deadline-less children need no wheel.
 func newCancelOnly(parent Context) *timerCtx {
 	if parent == nil {
 		panic("cannot create context from nil parent")
@@ -163,7 +173,7 @@ func newCancelOnly(parent Context) *timerCtx {
 	if p == nil && cancelable {
 		return nil
 	}
-	c := &timerCtx{parent: parent}
+	c := newTimerCtx(parent, time.Time{}, p, false)
 	c.x.Store(&extra{cancelOnly: true})
 	c.st.Store(noTimer)
 	c.attach(p)
@@ -174,14 +184,13 @@ func newCancelOnly(parent Context) *timerCtx {
 // context.WithCancel does, in the goroutine that cancels the parent,
 // before its cancel function returns: p, the context of this package that
 // c's parent is or wraps (see stashParent), lists c among its children.
-// With p nil, c's parent is never canceled: the functions of this package
-// return package context's own contexts for the parents that can be and
-// that p would not watch.
+// With p nil, c's parent is never canceled, or c is linked to it (see
+// newTimerCtx).
 func (c *timerCtx) attach(p *timerCtx) {
 	if p == nil {
 		return
 	}
-	if p != c.parent {
+	if p != c.parentContext() {
 		c.extraSetup().up = p
 	}
 	p.addChild(c)
@@ -243,8 +252,8 @@ func (c *timerCtx) removeChild(child canceler) bool {
 	return ok
 }
 
-// cancel closes c's Done channel, records err and cause (nil: err), pools
-// the slot that watched c's deadline, cancels c's children and, if
+// cancel records err and cause (nil: err), pools the slot that watched
+// c's deadline, cancels c's children, closes c's Done channel and, if
 // removeFromParent, detaches c from its parent. Only the first call does
 // anything.
 func (c *timerCtx) cancel(removeFromParent bool, err, cause error) {
@@ -255,13 +264,21 @@ func (c *timerCtx) cancel(removeFromParent bool, err, cause error) {
 
 // cancelFrom is cancel, but returns the slot that watched c's deadline,
 // if this call took it off c, for the caller to put back, and whether this
-// call canceled c.
-func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) (*slot, bool) {
+// call canceled c with err: a linked context whose parent is canceled
+// already takes the parent's error and cause instead, as package context's
+// child would have from its parent (see link.go).
+func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) (old *slot, own bool) {
 	if err == nil {
 		panic("context: internal error: missing cancel error")
 	}
+	l := c.link()
+	own = true
+	if l != nil && l.parentCanceled() {
+		if e, ec := l.parentErr(); e != nil {
+			err, cause, own = e, ec, false
+		}
+	}
 	f := finalSlot(err, cause)
-	var old *slot
 	for {
 		old = c.st.Load()
 		if old != nil && old.final {
@@ -271,42 +288,70 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) (*slot, b
 			break
 		}
 	}
-	// Done makes a channel only once st is not nil (see makeDone): if it
-	// was nil, there is none to close, and Done stores closedchan itself.
-	// Otherwise Done stores closedchan only once st is final, and only this
-	// call closes a channel Done made.
-	if old != nil {
+	// Err reports err from here on, once Done is closed. The children of
+	// this package are canceled before, with err and cause: whoever sees
+	// c's Done closed sees them done. The functions AfterFunc registered,
+	// which package context's children of c are, run after, as package
+	// context cancels its children after it closes Done: they read c's Err
+	// and Cause.
+	x := c.x.Load()
+	var children map[canceler]struct{}
+	if x != nil {
+		x.mu.Lock()
+		children = x.children
+		x.children = nil
+		stopIn := x.stopIn
+		x.mu.Unlock()
+		if stopIn != nil {
+			stopIn()
+		}
+		for child := range children {
+			if child, ok := child.(*timerCtx); ok {
+				child.cancel(false, err, cause)
+			}
+		}
+	}
+	switch {
+	case l != nil:
+		// Canceling in closes c's Done channel, and takes in off its
+		// parent's children. With none made yet, Done stores closedchan,
+		// unless it stored in's channel meanwhile: then in is made.
+		li := l.in.Load()
+		if li == nil && !c.casDone(nil, closedchan) {
+			li = l.in.Load()
+		}
+		if li != nil {
+			li.cancel(nil)
+		}
+	case old != nil:
+		// Done makes a channel only once st is not nil (see makeDone):
+		// if it was nil, there is none to close, and Done stores
+		// closedchan itself. Otherwise Done stores closedchan only once
+		// st is final, and only this call closes a channel Done made.
 		if d := c.loadDone(); d != nil || !c.casDone(nil, closedchan) {
 			if d = c.loadDone(); d != closedchan {
 				close(d)
 			}
 		}
-		if old.t == nil {
-			old = nil // noTimer
-		}
 	}
-	x := c.x.Load()
-	if x != nil {
-		x.mu.Lock()
-		children := x.children
-		x.children = nil
-		x.mu.Unlock()
-		for child := range children {
+	for child := range children {
+		if _, ok := child.(*timerCtx); !ok {
 			child.cancel(false, err, cause)
 		}
+	}
+	if old == noTimer {
+		old = nil
 	}
 	if removeFromParent {
 		// Whatever the kind of c or of its parent, a finished c leaves
 		// the parent's children (see attach).
-		if x != nil && x.stopParent != nil {
-			x.stopParent()
-		} else if x != nil && x.up != nil {
+		if x != nil && x.up != nil {
 			x.up.removeChild(c)
-		} else if p, ok := c.parent.(*timerCtx); ok {
+		} else if p, ok := c.parentContext().(*timerCtx); ok {
 			p.removeChild(c)
 		}
 	}
-	return old, true
+	return old, own
 }
 
 // expireFrom cancels c as its deadline passes, seen by s's callback (nil:
@@ -317,8 +362,8 @@ func (c *timerCtx) expireFrom(s *slot) bool {
 	if x := c.x.Load(); x != nil {
 		cause = x.deadlineCause
 	}
-	old, ok := c.cancelFrom(true, DeadlineExceeded, cause)
-	if ok {
+	old, own := c.cancelFrom(true, DeadlineExceeded, cause)
+	if own {
 		counters.expired.Add(1)
 	}
 	if old != nil && old != s {
@@ -341,12 +386,13 @@ func (c *timerCtx) look() *slot {
 // be canceled.
 func (c *timerCtx) Deadline() (deadline time.Time, ok bool) {
 	if x := c.x.Load(); x != nil && x.cancelOnly {
-		return c.parent.Deadline()
+		return c.parent.Deadline() // a link's is its parent's
 	}
 	return c.deadline, true
 }
 
-// Done returns a channel that is closed when this context is canceled.
+// Done returns a channel that is closed when this context is canceled,
+// once its children made by this package are.
 func (c *timerCtx) Done() <-chan struct{} {
 	if d := c.loadDone(); d != nil {
 		return d
@@ -355,8 +401,16 @@ func (c *timerCtx) Done() <-chan struct{} {
 }
 
 // makeDone is Done's slow path: the first call makes the channel, unless
-// c is canceled.
-func (c *timerCtx) makeDone() chan struct{} {
+// c is canceled, or takes its link's.
+func (c *timerCtx) makeDone() <-chan struct{} {
+	if l := c.link(); l != nil {
+		c.look()
+		// in's, closed by the first cancel of c (see cancelFrom), or by
+		// the parent's; or closedchan, stored by the first cancel.
+		d := c.linkIn(l).ctx.Done()
+		c.casDone(nil, *(*chan struct{})(unsafe.Pointer(&d)))
+		return c.loadDone()
+	}
 	if s := c.look(); s.final {
 		c.casDone(nil, closedchan)
 	} else {
@@ -378,18 +432,29 @@ func (c *timerCtx) makeDone() chan struct{} {
 func (c *timerCtx) Err() error {
 	s := c.st.Load()
 	if s == nil || !s.final {
-		if s = c.look(); !s.final {
+		if l := c.link(); l != nil && l.parentCanceled() {
+			// The parent is canceled: so is c, with its error (see
+			// cancelFrom).
+			c.cancel(true, Canceled, nil)
+		} else if s = c.look(); !s.final {
 			return nil
 		}
+		s = c.st.Load()
 	}
 	c.waitClosed()
 	return s.err
 }
 
-// waitClosed returns once c's Done channel, if made, is closed: the first
-// cancel makes st final before it closes the channel, and Err must not
-// report an error while Done is open.
+// waitClosed returns once c's Done channel, if made (a linked context's
+// once it has an in), is closed: the first cancel makes st final before it
+// closes the channel, and Err must not report an error while Done is open.
 func (c *timerCtx) waitClosed() {
+	if l := c.link(); l != nil {
+		if li := l.in.Load(); li != nil {
+			<-li.ctx.Done()
+			return
+		}
+	}
 	if d := c.loadDone(); d != nil {
 		<-d
 	}
@@ -414,7 +479,7 @@ func (c *timerCtx) Value(key any) any {
 	case cancelCtxKey != nil && key == cancelCtxKey:
 		return c.causeCarrier()
 	}
-	return c.parent.Value(key)
+	return c.parent.Value(key) // a link's is its parent's
 }
 
 // AfterFunc arranges to call f after c is canceled, and returns a function
@@ -424,8 +489,16 @@ func (c *timerCtx) Value(key any) any {
 // context of package context are canceled. It is what lets package
 // context attach its contexts to c without a goroutine: use
 // context.AfterFunc, which runs f in a goroutine of its own.
+//
+// For a linked context, the functions also run when the link's parent is
+// canceled: then in a goroutine of package context's, a moment after that
+// parent's cancel returns (see link.go).
 func (c *timerCtx) AfterFunc(f func()) (stop func() bool) {
 	n := &funcChild{f: f}
+	l := c.link()
+	if l != nil && l.parentCanceled() {
+		c.cancel(true, Canceled, nil) // with the parent's error
+	}
 	c.ensureArmed()
 	x := c.extra()
 	x.mu.Lock()
@@ -439,6 +512,9 @@ func (c *timerCtx) AfterFunc(f func()) (stop func() bool) {
 	}
 	x.children[n] = struct{}{}
 	x.mu.Unlock()
+	if l != nil {
+		c.watchParent(l)
+	}
 	return func() bool { return c.removeChild(n) }
 }
 

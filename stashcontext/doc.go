@@ -7,13 +7,14 @@
 //
 // WithTimeout, WithDeadline, WithTimeoutCause and WithDeadlineCause return a
 // context of this package whose deadline is a timer on the process-wide
-// wheel of package stashtime (stashtime.AfterFunc); WithCancel,
-// WithCancelCause and WithValue return contexts of this package too, so
-// that a tree of contexts stays this package's from its root down. Under a
-// parent that package context can cancel and that is none of this
-// package's contexts (one made by package context, http.Request.Context,
-// signal.NotifyContext), they return package context's own contexts (see
-// below). The other names are package context's, re-exported: Context,
+// wheel of package stashtime (stashtime.AfterFunc), under any parent: one
+// made by package context, http.Request.Context or signal.NotifyContext
+// too (see below). WithCancel, WithCancelCause and WithValue return
+// contexts of this package under this package's contexts, so that a tree
+// of contexts stays this package's from its root down, and package
+// context's own under a parent that package context can cancel and that
+// is none of this package's contexts: they have no deadline to move. The
+// other names are package context's, re-exported: Context,
 // CancelFunc and CancelCauseFunc are aliases, Canceled and DeadlineExceeded
 // are the same values, and Background, TODO, WithoutCancel, AfterFunc and
 // Cause are package context's functions, so contexts of both packages mix
@@ -43,9 +44,9 @@
 // by this package are done: their Done channels are closed and Err reports
 // it, whatever mix of the two packages lies between. A context of this
 // package lists its children and cancels them in the goroutine that cancels
-// it; under a parent of package context that can be canceled, this package
-// returns package context's contexts, which package context attaches the
-// same way.
+// it, those of this package before it closes its Done channel; under a
+// parent of package context that can be canceled, it is linked to the
+// parent so that the parent's cancel closes its Done channel (see below).
 //
 // Children that package context makes (code that imports context) are
 // canceled as follows:
@@ -68,22 +69,34 @@
 //
 // # Under a parent of package context
 //
-// Package context cancels its children in the goroutine that cancels the
-// parent only when they are of its own types, and gives them the parent's
-// error; a context of this package under such a parent could be canceled
-// only through context.AfterFunc, whose function runs in a goroutine of its
-// own, after the parent's cancel returns. And a child that package context
-// makes of a context of this package sees DeadlineExceeded only when
-// attached through the AfterFunc method, which the parent of package
-// context cannot reach in its cancel. So, under a parent that package
-// context can cancel and that is none of this package's contexts (nor wraps
-// one with the same Done channel), WithCancel, WithCancelCause, WithValue,
-// WithDeadline and their kin return package context's contexts, and these
-// deadlines are the runtime's timers, as with package context. Under
-// Background, TODO, WithoutCancel and this package's contexts, the
-// deadlines are on the wheel: make the root of a tree with this package
-// (WithCancel(Background()) rather than context.WithCancel) to keep them
-// there.
+// Package context cancels in the goroutine that cancels a parent only the
+// children of its own types, and it runs no code of other packages there.
+// So a deadline context of this package under a parent that package
+// context can cancel (and that is none of this package's contexts, nor
+// wraps one with the same Done channel) is linked to it: it takes its Done
+// channel from a child that package context makes of that parent,
+// context.WithCancelCause(parent), made when Done is first asked for (at
+// once under a Context of other code, which may tell only the children it
+// has when canceled). The
+// parent's cancel closes it before it returns; Err reports the parent's
+// error, and Cause its cause, as soon as the parent is canceled (until that
+// child is made, Err asks the parent). The contexts of this package below
+// it are linked the same way, their children made under its, and are done
+// as soon. Its own cancel, or its deadline, cancels its children of this
+// package, closes Done (canceling the child it holds, which takes it off
+// the parent's children), then cancels the children package context made
+// of it, which see its error, DeadlineExceeded once the deadline has
+// passed. WithTimeout then cancel under a context.WithCancel parent
+// allocates 112 bytes in 2 allocations, against package context's 272 in
+// 4; with Done asked for, 344 in 6 against 384 in 5.
+//
+// One case stays asynchronous: a child that package context makes of such
+// a context, when the parent of package context above is canceled. The
+// parent's cancel cannot reach it (it can run only package context's
+// code), so a context.AfterFunc on the held child, registered with the
+// first such child, cancels it in a goroutine of its own, a moment after
+// the parent's cancel returns (or at once, when anything asks Err of the
+// context between them).
 //
 // # What moves onto the wheel and what does not
 //

@@ -21,10 +21,16 @@ type layer struct {
 	cancel func() // nil if the layer cannot be canceled itself
 	// cause is the cause its cancel gives (WithCancelCause), nil if none.
 	cause error
-	// async reports that package context attached the layer to its parent
-	// with a goroutine: a layer made by package context on a wrapper
-	// package context made of a context of this package (see doc.go).
+	// async reports that the layer is canceled in a goroutine of package
+	// context's when a layer above it is: a layer made by package context
+	// on a wrapper package context made of a context of this package (see
+	// doc.go), or on a context of this package linked to a parent of
+	// package context (see link.go), whose cancel cannot run this
+	// package's code.
 	async bool
+	// linked reports a context of this package linked to a parent of
+	// package context.
+	linked bool
 }
 
 // A layerMaker makes a layer on a parent.
@@ -102,8 +108,14 @@ func buildLayers(r *rand.Rand, n int, allow func(layerMaker) bool) []layer {
 		// the goroutine that cancels; to a context.WithValue of this
 		// package's context, with a goroutine.
 		if m.std && l.cancel != nil && i > 0 && owner >= 0 &&
-			layers[i-1].maker == "context.WithValue" && isStashType(layers[owner].ctx) {
+			(layers[i-1].maker == "context.WithValue" && isStashType(layers[owner].ctx) || layers[owner].linked) {
 			l.async = true
+		}
+		// This package links a cancelable context of its own under a
+		// cancelable parent of package context's, or under a linked one.
+		if isStashType(l.ctx) && l.cancel != nil && owner >= 0 &&
+			(!isStashType(layers[owner].ctx) || layers[owner].linked) {
+			l.linked = true
 		}
 		if l.cancel != nil {
 			owner = i
@@ -193,15 +205,19 @@ func TestLayersSynchronous(t *testing.T) {
 
 // TestLayersSynchronousNoStdValue is TestLayersSynchronous without
 // context.WithValue: then every layer is attached in the goroutine that
-// cancels its parent, whoever made it.
+// cancels its parent, whoever made it, but for package context's layers
+// below a linked layer of this package, when a layer of package context
+// above that is canceled (see link.go).
 func TestLayersSynchronousNoStdValue(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewSource(seed))
 	for range 300 {
 		layers := buildLayers(r, 30, func(m layerMaker) bool { return m.name != "context.WithValue" })
+		linked := false
 		for _, l := range layers {
-			require.False(t, l.async)
+			require.False(t, l.async && !linked, "layer %s attached with a goroutine", l.maker)
+			linked = linked || l.linked
 		}
 		ks := cancelable(layers)
 		if len(ks) == 0 {

@@ -77,11 +77,26 @@ func TestLeakCanceledChildren(t *testing.T) {
 
 // TestLeakExpiredChildren lets a million WithTimeout children of one
 // long-lived parent expire, in batches, their deadlines passing on the
-// wheel: each leaves the parent, as in TestLeakCanceledChildren.
+// wheel: each leaves the parent, as in TestLeakCanceledChildren. The
+// parent is this package's WithTimeout, or package context's WithCancel,
+// to which the children are linked (see link.go).
 func TestLeakExpiredChildren(t *testing.T) {
+	t.Run("WithTimeout", func(t *testing.T) {
+		testLeakExpiredChildren(t, func() (stdcontext.Context, func()) {
+			return context.WithTimeout(context.Background(), time.Hour)
+		})
+	})
+	t.Run("context.WithCancel", func(t *testing.T) {
+		testLeakExpiredChildren(t, func() (stdcontext.Context, func()) {
+			return stdcontext.WithCancel(stdcontext.Background())
+		})
+	})
+}
+
+func testLeakExpiredChildren(t *testing.T, newParent func() (stdcontext.Context, func())) {
 	n := children()
 	const batch = 10_000
-	parent, cancelParent := context.WithTimeout(context.Background(), time.Hour)
+	parent, cancelParent := newParent()
 	_ = parent.Done()
 	expire := func() {
 		ctxs := make([]stdcontext.Context, batch)
@@ -157,35 +172,61 @@ func TestLeakEveryKind(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			return context.WithValue(ctx, key("k"), 1), func() { cancel(nil) }
 		}},
+		// Package context's, to which this package links its contexts
+		// (see link.go).
+		{"context.WithCancel", func() (stdcontext.Context, func()) {
+			return stdcontext.WithCancel(stdcontext.Background())
+		}},
+		{"WithTimeout(context.WithCancel)", func() (stdcontext.Context, func()) {
+			p, cancelP := stdcontext.WithCancel(stdcontext.Background())
+			ctx, cancel := context.WithTimeout(p, 2*time.Hour)
+			return ctx, func() { cancel(); cancelP() }
+		}},
 	}
 	kids := []struct {
 		name string
 		run  func(parent stdcontext.Context)
+		// armed reports a kid that arms its deadline: it takes a timer
+		// from the pool, which the race detector's sync.Pool drops at
+		// random, so that new timers are made, more than the race
+		// build's fewer children amortize. Such kids run without -race.
+		armed bool
 	}{
 		{"WithTimeout canceled", func(p stdcontext.Context) {
 			_, cancel := context.WithTimeout(p, time.Hour)
 			cancel()
-		}},
+		}, false},
+		{"WithTimeout armed, canceled", func(p stdcontext.Context) {
+			ctx, cancel := context.WithTimeout(p, time.Hour)
+			_ = ctx.Done()
+			cancel()
+		}, true},
+		{"WithTimeout, context.WithCancel of it, canceled", func(p stdcontext.Context) {
+			ctx, cancel := context.WithTimeout(p, time.Hour)
+			_, cancelStd := stdcontext.WithCancel(ctx)
+			cancelStd()
+			cancel()
+		}, true},
 		{"WithTimeout past", func(p stdcontext.Context) {
 			_, cancel := context.WithTimeout(p, -time.Second)
 			_ = cancel
-		}},
+		}, false},
 		{"WithCancel", func(p stdcontext.Context) {
 			_, cancel := context.WithCancel(p)
 			cancel()
-		}},
+		}, false},
 		{"WithCancelCause", func(p stdcontext.Context) {
 			_, cancel := context.WithCancelCause(p)
 			cancel(errCause)
-		}},
+		}, false},
 		{"context.WithCancel", func(p stdcontext.Context) {
 			_, cancel := stdcontext.WithCancel(p)
 			cancel()
-		}},
+		}, false},
 		{"context.AfterFunc stopped", func(p stdcontext.Context) {
 			stop := stdcontext.AfterFunc(p, func() {})
 			stop()
-		}},
+		}, false},
 	}
 	for _, pk := range parents {
 		for _, ck := range kids {
@@ -196,6 +237,9 @@ func TestLeakEveryKind(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/%s", pk.name, ck.name), func(t *testing.T) {
+				if ck.armed && raceEnabled {
+					t.Skip("the race detector's sync.Pool drops pooled timers at random")
+				}
 				parent, cancelParent := pk.make()
 				_ = parent.Done()
 				for range 100 {

@@ -1,7 +1,6 @@
 package stashcontext
 
 import (
-	"context"
 	"time"
 
 	"github.com/stashgo/stash/internal/clock"
@@ -27,11 +26,11 @@ import (
 //     fired).
 //   - The timers are not pooled: a context's cancel stops its timer, so
 //     that Wheel.BlockUntil counts only the deadlines still watched.
-//   - Under a parent that package context cancels (one it made, or
-//     http.Request.Context), the result is still this package's context,
-//     attached with context.AfterFunc: the parent's cancel reaches it in a
-//     goroutine of its own, microseconds after that cancel returns, rather
-//     than before (see Cancellation is synchronous).
+//
+// Under a parent that package context cancels (one it made, or
+// http.Request.Context), the result is linked to the parent as the
+// package-level functions' is (see Under a parent of package context):
+// tests and production run the same code.
 //
 // The zero Deadlines, and On(nil), use the process-wide wheel: its methods
 // are the package-level functions.
@@ -97,18 +96,10 @@ func (d Deadlines) withDeadline(parent Context, t time.Time, dur time.Duration, 
 	if cur, ok := parent.Deadline(); ok && cur.Before(t) {
 		return WithCancel(parent)
 	}
-	c := &timerCtx{parent: parent, deadline: t}
+	p, cancelable := stashParent(parent)
+	c := newTimerCtx(parent, t, p, cancelable)
 	x := c.extraSetup()
 	x.on, x.deadlineCause = d.w, cause
-	p, cancelable := stashParent(parent)
-	if p != nil || !cancelable {
-		c.attach(p)
-		return c.finish(dur, cause)
-	}
-	// A parent that package context cancels, and that cannot list c
-	// among its children: it cancels c through context.AfterFunc.
-	x.stopParent = context.AfterFunc(parent, func() {
-		c.cancel(false, parent.Err(), context.Cause(parent))
-	})
+	c.attach(p)
 	return c.finish(dur, cause)
 }
