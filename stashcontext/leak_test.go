@@ -38,10 +38,14 @@ func children() int {
 }
 
 // checkParentCancel checks that no finished child is left for parent's
-// cancel to walk, and cancels it.
+// cancel to walk, where parent is of this package (package context's
+// keep theirs out of sight: the bytes kept per child tell for those), and
+// cancels it.
 func checkParentCancel(t *testing.T, parent stdcontext.Context, cancel func()) {
 	t.Helper()
-	require.Zero(t, context.ChildCount(parent), "children left on the parent")
+	if n := context.ChildCount(parent); n != -1 {
+		require.Zero(t, n, "children left on the parent")
+	}
 	start := time.Now()
 	cancel()
 	took := time.Since(start)
