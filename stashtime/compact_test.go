@@ -13,7 +13,7 @@ import (
 
 // TestStoppedTimersLeaveNothing: 100,000 AfterFuncs due in [1h, 2h), all
 // stopped, leave less than a byte each. Stopped while the intake lists them
-// (at once), they never reach the store, and nothing needs compacting.
+// (at once), they mostly never reach the store, and nothing needs compacting.
 // Stopped once the store holds them (after a Sync), they leave their slots
 // empty, and the driver compacts the store; without compaction each would
 // keep its 8-byte slot for an hour.
@@ -51,7 +51,13 @@ func TestStoppedTimersLeaveNothing(t *testing.T) {
 			st := w.Stats()
 			require.Zero(t, st.Live, "live after %d stops", n)
 			require.Equal(t, int64(n+1), st.Stopped, "stopped")
-			require.Equal(t, filed, st.Compacts > 0, "compacted (%d compactions)", st.Compacts)
+			if filed {
+				require.Positive(t, st.Compacts, "no compaction after %d stops in the store", n)
+			} else {
+				// Mostly none; a pass that drains the intake midway (a
+				// loaded machine, in CI once) files some, and compacts.
+				t.Logf("%d compactions", st.Compacts)
+			}
 			// Allow what the last compaction mark leaves (at most compactMin slots).
 			require.LessOrEqual(t, (float64(after)-float64(before))/n, 1.0, "B retained per stopped timer")
 		})
