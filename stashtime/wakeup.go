@@ -45,6 +45,12 @@ import (
 //     second is earlier, or a timer was listed meanwhile, the consumer goes
 //     round again.
 //
+// One more move raises it outside the consumer role, and only to
+// NoDeadline: a Stop that finds the driver gone and no timer pending
+// (dropRevive). It counts the pending timers again after the raise, and
+// restarts the driver if a producer armed one meanwhile, so the rule holds
+// as it does after the consumer's raise.
+//
 // What the consumer does to the timers themselves (the walk's re-filing,
 // the drain, a ticker's re-arm, compaction) it does while it holds the role,
 // before it computes next, and needs nothing more. Everything else only
