@@ -10,6 +10,6 @@ import (
 // stash's process-wide wheel runs for the life of the process.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m,
-		goleak.IgnoreAnyFunction("github.com/stashgo/stash/stashtime.(*Wheel).run"),
+		goleak.IgnoreAnyFunction("github.com/stashgo/stash/internal/wheel.(*Wheel).run"),
 	)
 }

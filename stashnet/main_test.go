@@ -11,6 +11,6 @@ import (
 // for good once started.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m,
-		goleak.IgnoreAnyFunction("github.com/stashgo/stash/stashtime.(*Wheel).run"),
+		goleak.IgnoreAnyFunction("github.com/stashgo/stash/internal/wheel.(*Wheel).run"),
 	)
 }

@@ -32,7 +32,7 @@ func (w *Wheel) BlockUntilContext(ctx context.Context, n int) error {
 	}
 	pause := time.Microsecond
 	var t *time.Timer
-	for w.live() < int64(n) && !w.closed.Load() {
+	for w.eng.Live() < int64(n) && !w.eng.Closed() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

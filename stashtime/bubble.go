@@ -61,7 +61,7 @@ func now() (int64, bool) {
 // instead: a stand-in made as the package initializes, outside any bubble,
 // whose methods hand off to package time inside one and go to Default()
 // outside.
-var bubbleDefault = &Wheel{system: true}
+var bubbleDefault = &Wheel{}
 
 // inBubble reports whether the calling goroutine is inside a bubble.
 func inBubble() bool {
@@ -74,11 +74,11 @@ func inBubble() bool {
 // a bubble. Only test binaries make bubbles, so the methods call it only
 // when testBinary() says so.
 func (w *Wheel) forTest() (_ *Wheel, toTime bool) {
-	if w.system && inBubble() {
-		return w, true
-	}
 	if w == bubbleDefault {
+		if inBubble() {
+			return w, true
+		}
 		return Default(), false
 	}
-	return w, false
+	return w, w.eng.System() && inBubble()
 }

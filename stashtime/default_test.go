@@ -29,8 +29,8 @@ func init() {
 
 			require.NoError(t, SetDefaultOptions(Options{Slack: -1, MaxBatch: 7}))
 			w := Default()
-			assert.Zero(t, w.maxSlack, "Slack -1: every timer exact")
-			assert.Equal(t, 7, w.maxBatch)
+			assert.Zero(t, w.eng.MaxSlack(), "Slack -1: every timer exact")
+			assert.Equal(t, 7, w.eng.MaxBatch())
 			<-After(time.Millisecond) // the package-level functions use it
 			assert.Equal(t, int64(1), w.Stats().Fired)
 
@@ -58,7 +58,7 @@ func init() {
 			<-After(time.Millisecond)
 			err := SetDefaultOptions(Options{Slack: -1})
 			require.ErrorIs(t, err, ErrDefaultStarted)
-			assert.Equal(t, int64(DefaultSlack), Default().maxSlack, "the wheel started with the zero Options")
+			assert.Equal(t, int64(DefaultSlack), Default().eng.MaxSlack(), "the wheel started with the zero Options")
 			fmt.Println("refused")
 		},
 	}

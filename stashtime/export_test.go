@@ -1,11 +1,13 @@
 package stashtime
 
-// TickerIdleAfter is idleAfter, for the external tests' model of a ticker
-// nobody drains (conformance_model_test.go).
-var TickerIdleAfter = idleAfter
+import "github.com/stashgo/stash/internal/wheel"
 
-// WakeCheck is wakeCheck: whether the wake-up checker is built in.
-const WakeCheck = wakeCheck
+// TickerIdleAfter is the engine's IdleAfter, for the external tests' model
+// of a ticker nobody drains (conformance_model_test.go).
+var TickerIdleAfter = wheel.IdleAfter
+
+// WakeCheck reports whether the wake-up checker is built in.
+const WakeCheck = wheel.WakeCheck
 
 // RaceEnabled is raceEnabled, for the external tests.
 const RaceEnabled = raceEnabled

@@ -207,10 +207,10 @@ func checkCallbackCrash(t *testing.T, r childproc.Result, panicLine string) {
 	}
 	frames, createdBy := panicFrames(r.Stderr)
 	t.Logf("crashing goroutine: %v; %s", frames, createdBy)
-	if !strings.Contains(createdBy, "stashtime.") {
+	if !strings.Contains(createdBy, "internal/wheel.") {
 		t.Errorf("the crashing goroutine was not started by the wheel (%q):\n%s", createdBy, r.Stderr)
 	}
-	for _, f := range []string{"stashtime.(*Wheel).run", "stashtime.(*driver)."} {
+	for _, f := range []string{"internal/wheel.(*Wheel).run", "internal/wheel.(*driver)."} {
 		if hasFrame(frames, f) {
 			t.Errorf("the crash came from the driver (%s on the stack):\n%s", f, r.Stderr)
 		}

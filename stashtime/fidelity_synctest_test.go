@@ -50,7 +50,7 @@ func bubbleScenario(t *testing.T) {
 
 	// NewTimer and After deliver the fake deadline.
 	tm := NewTimer(time.Second)
-	if tm.e.kind != kindStdTimer {
+	if !tm.e.Std() {
 		t.Errorf("NewTimer in a bubble is not package time's timer")
 	}
 	if v := <-tm.C; !v.Equal(start.Add(time.Hour + time.Second)) {
@@ -103,7 +103,7 @@ func bubbleScenario(t *testing.T) {
 
 	// NewTicker and Tick tick on the fake clock, period apart.
 	tk := NewTicker(10 * time.Second)
-	if tk.e.kind != kindStdTicker {
+	if !tk.e.Std() {
 		t.Errorf("NewTicker in a bubble is not package time's ticker")
 	}
 	prev := since()

@@ -3,7 +3,8 @@ package stashtime
 import (
 	"math"
 	"time"
-	"unsafe"
+
+	"github.com/stashgo/stash/internal/wheel"
 )
 
 // NewTimer creates a new Timer that will send the current time on its
@@ -12,7 +13,7 @@ func NewTimer(d Duration) *Timer {
 	now, ok := now()
 	if !ok {
 		t := time.NewTimer(d)
-		return &Timer{C: t.C, e: &entry{kind: kindStdTimer, ref: unsafe.Pointer(t)}}
+		return &Timer{C: t.C, e: wheel.StdTimer(t)}
 	}
 	return Default().newTimer(now, d)
 }
@@ -23,7 +24,7 @@ func NewTimer(d Duration) *Timer {
 func AfterFunc(d Duration, f func()) *Timer {
 	now, ok := now()
 	if !ok {
-		return &Timer{e: &entry{kind: kindStdTimer, ref: unsafe.Pointer(time.AfterFunc(d, f))}}
+		return &Timer{e: wheel.StdTimer(time.AfterFunc(d, f))}
 	}
 	return Default().afterFunc(now, d, f)
 }
@@ -36,7 +37,7 @@ func After(d Duration) <-chan Time {
 	if !ok {
 		return time.After(d)
 	}
-	c, _ := Default().newChan(now, d)
+	c, _ := Default().eng.StartChan(now, d)
 	return c
 }
 
@@ -50,7 +51,7 @@ func NewTicker(d Duration) *Ticker {
 	now, ok := now()
 	if !ok {
 		t := time.NewTicker(d)
-		return &Ticker{C: t.C, e: &entry{kind: kindStdTicker, ref: unsafe.Pointer(t)}}
+		return &Ticker{C: t.C, e: wheel.StdTicker(t)}
 	}
 	return Default().newTicker(now, d)
 }
@@ -93,14 +94,14 @@ func Sleep(d Duration) {
 		time.Sleep(d)
 		return
 	}
-	w.sleep(now, d)
+	w.eng.SleepFor(now, d)
 }
 
 // sleepsOnRuntime reports whether the package-level Sleep(d) on w, the
 // default wheel, is package time's: from sleepOnRuntime on, unless
 // SetDefaultOptions asked for less slack than the default.
 func (w *Wheel) sleepsOnRuntime(d Duration) bool {
-	return w.maxSlack >= int64(DefaultSlack) && d >= sleepOnRuntime
+	return w.eng.MaxSlack() >= int64(DefaultSlack) && d >= sleepOnRuntime
 }
 
 // sleepOnRuntime is the shortest Sleep that package time serves. The

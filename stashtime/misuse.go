@@ -97,22 +97,12 @@ func (w *Wheel) begin(op string) int64 {
 		if !ok {
 			panic("stashtime: " + op + " on a Wheel with a Clock of its own inside a testing/synctest bubble (its driver runs outside the bubble, on that clock; a Wheel on the system clock hands off to package time there)")
 		}
-		if w.system {
+		if w.eng.System() {
 			return now
 		}
 	}
-	return w.now()
+	return w.eng.Now()
 }
 
 // checkOpen panics if w is closed: op would arm a timer that never fires.
-func (w *Wheel) checkOpen(op string) {
-	if w.closed.Load() {
-		panic("stashtime: " + op + " on closed Wheel")
-	}
-}
-
-// nilFunc stands in for AfterFunc's nil f. Package time accepts a nil f and
-// dies with "fatal error: go of nil func value" when the timer fires; so
-// does stashtime, in the callback's goroutine, with a message that names
-// the mistake.
-func nilFunc() { panic("stashtime: AfterFunc's f is nil (go of nil func value)") }
+func (w *Wheel) checkOpen(op string) { w.eng.CheckOpen(op) }

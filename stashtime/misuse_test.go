@@ -21,7 +21,7 @@ func TestCloseDefault(t *testing.T) {
 	for range 2 {
 		require.Equal(t, ErrCloseDefault, w.Close(), "Default().Close()")
 	}
-	require.False(t, w.closed.Load(), "the process-wide wheel is marked closed")
+	require.False(t, w.eng.Closed(), "the process-wide wheel is marked closed")
 	for _, fire := range []func() <-chan Time{
 		func() <-chan Time { return After(time.Millisecond) },
 		func() <-chan Time { return w.After(time.Millisecond) },

@@ -15,25 +15,5 @@ func (w *Wheel) Sleep(d Duration) {
 			return
 		}
 	}
-	w.sleep(w.begin("Sleep"), d)
-}
-
-// sleep blocks until d after now, on a channel timer of w's pool of them: a
-// sleeper owns its timer, so once the value has been received the timer is
-// as good as new, and arming it again (as a Reset does) costs no
-// allocation. d > 0.
-func (w *Wheel) sleep(now int64, d Duration) {
-	s, _ := w.sleepers.Get().(*chanTimer)
-	if s == nil {
-		s = w.newChanTimer(now, d)
-	} else {
-		e := s.t.e
-		when := deadline(now, d)
-		e.lock()
-		e.arm(now, when)
-		e.unlock()
-		w.notify(e, now, when)
-	}
-	<-s.c
-	w.sleepers.Put(s)
+	w.eng.SleepFor(w.begin("Sleep"), d)
 }

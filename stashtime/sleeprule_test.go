@@ -20,7 +20,7 @@ func TestSleepsOnRuntime(t *testing.T) {
 		{0, 999 * time.Microsecond, false},
 		{0, time.Millisecond, true},
 		{0, time.Hour, true},
-		{maxSlack, time.Millisecond, true},
+		{2 * DefaultSlack, time.Millisecond, true},
 		{DefaultSlack / 2, time.Millisecond, false},
 		{DefaultSlack / 2, time.Hour, false},
 		{-1, time.Hour, false}, // exact timers

@@ -1,9 +1,9 @@
 package stashtime
 
 import (
-	"math/bits"
-	"sync/atomic"
 	"time"
+
+	"github.com/stashgo/stash/internal/wheel"
 )
 
 // Stats is a snapshot of a Wheel's counters. Producers count in per-P
@@ -87,117 +87,22 @@ func (w *Wheel) Stats() Stats {
 		}
 		w = Default()
 	}
+	c := w.eng.Counts()
 	s := Stats{
-		Live:         w.live(),
-		Fired:        w.fired.Load(),
-		Stopped:      w.stopped.load(),
-		Overflow:     w.store.Overflow(),
-		Walks:        w.walks.Load(),
-		Wakes:        w.wakes.Load(),
-		Helped:       w.helped.Load(),
-		HelpedFired:  w.helpedFired.Load(),
-		Cleans:       w.cleans.Load(),
-		Compacts:     w.compacts.Load(),
-		PollerErrors: w.pollerErrors.Load(),
+		Live:         c.Live,
+		Fired:        c.Fired,
+		Stopped:      c.Stopped,
+		Overflow:     c.Overflow,
+		Walks:        c.Walks,
+		Wakes:        c.Wakes,
+		Helped:       c.Helped,
+		HelpedFired:  c.HelpedFired,
+		Cleans:       c.Cleans,
+		Compacts:     c.Compacts,
+		PollerErrors: c.PollerErrors,
 	}
-	counts, sum := w.late.snapshot()
-	s.LateP50, s.LateP90, s.LateP99, s.LateMax = percentiles(&counts)
-	s.Lateness = histogram(&counts, sum)
+	s.LateP50, s.LateP90, s.LateP99, s.LateMax = wheel.LatePercentiles(&c.Lateness)
+	s.Lateness.Bounds, s.Lateness.Counts = wheel.LateHistogram(&c.Lateness)
+	s.Lateness.Sum = time.Duration(c.LatenessSum)
 	return s
-}
-
-// latency is a log-linear histogram of lateness in nanoseconds: four
-// buckets per power of two, and their sum. Only the holder of the consumer
-// role records, so sum has a single writer; anyone may read.
-type latency struct {
-	n   [latencyBuckets]atomic.Uint64
-	sum atomic.Int64
-}
-
-const latencyBuckets = 64 * 4
-
-func latencyBucket(ns int64) int {
-	if ns < 4 {
-		return int(max(ns, 0))
-	}
-	e := bits.Len64(uint64(ns)) - 1 // 2^e <= ns < 2^(e+1)
-	sub := int(uint64(ns)>>(e-2)) & 3
-	return e*4 + sub
-}
-
-// bucketTop is the largest value that falls in bucket b.
-func bucketTop(b int) int64 {
-	if b < 4 {
-		return int64(b)
-	}
-	e, sub := b/4, b%4
-	lo := int64(1)<<e + int64(sub)<<(e-2)
-	return lo + int64(1)<<(e-2) - 1
-}
-
-func (l *latency) record(ns int64) {
-	l.n[latencyBucket(ns)].Add(1)
-	// A load and a store, not an Add: there is one writer (see latency).
-	l.sum.Store(l.sum.Load() + max(ns, 0))
-}
-
-// snapshot returns the buckets' counts and the sum. A snapshot taken
-// while timers fire may count a firing in the buckets and not yet in the
-// sum, or the other way round.
-func (l *latency) snapshot() (counts [latencyBuckets]uint64, sum int64) {
-	for i := range l.n {
-		counts[i] = l.n[i].Load()
-	}
-	return counts, l.sum.Load()
-}
-
-// histogram returns counts as a Histogram, cut after the last non-empty
-// bucket.
-func histogram(counts *[latencyBuckets]uint64, sum int64) Histogram {
-	n := len(counts)
-	for n > 0 && counts[n-1] == 0 {
-		n--
-	}
-	h := Histogram{Sum: time.Duration(sum)}
-	if n == 0 {
-		return h
-	}
-	size := n
-	if n > 4 {
-		size -= 4 // latencyBucket leaves buckets 4 to 7 unused
-	}
-	h.Bounds = make([]time.Duration, 0, size)
-	h.Counts = make([]uint64, 0, size)
-	for i := range n {
-		if i >= 4 && i < 8 {
-			continue
-		}
-		h.Bounds = append(h.Bounds, time.Duration(bucketTop(i)))
-		h.Counts = append(h.Counts, counts[i])
-	}
-	return h
-}
-
-func percentiles(counts *[latencyBuckets]uint64) (p50, p90, p99, pmax time.Duration) {
-	var total uint64
-	for _, c := range counts {
-		total += c
-	}
-	if total == 0 {
-		return
-	}
-	at := func(q float64) time.Duration {
-		target := uint64(q * float64(total))
-		if target == 0 {
-			target = 1
-		}
-		var sum uint64
-		for i, c := range counts {
-			if sum += c; sum >= target {
-				return time.Duration(bucketTop(i))
-			}
-		}
-		return 0
-	}
-	return at(0.50), at(0.90), at(0.99), at(1)
 }

@@ -1,11 +1,13 @@
 package stashtime
 
+import "github.com/stashgo/stash/internal/wheel"
+
 // A Ticker holds a channel that delivers ticks of a clock at intervals.
 // Ticks are fixed-rate and phase-aligned; a slow receiver misses ticks
 // rather than receiving a backlog. A Ticker must be created with NewTicker.
 type Ticker struct {
 	C <-chan Time
-	e *entry
+	e *wheel.Entry
 }
 
 // A chanTicker is a Ticker with a reference to its channel of its own, as a
@@ -31,11 +33,8 @@ func (w *Wheel) NewTicker(d Duration) *Ticker {
 }
 
 func (w *Wheel) newTicker(now int64, d Duration) *Ticker {
-	c := make(chan Time, 1)
-	te := &tickerEntry{entry: entry{w: w, kind: kindTicker}, period: int64(d)}
-	te.holdCh(c) // weakened once it outlives a collection (see intake.go)
-	w.start(&te.entry, now, deadline(now, d))
-	ct := &chanTicker{t: Ticker{C: c, e: &te.entry}, c: c}
+	c, e := w.eng.StartTicker(now, d)
+	ct := &chanTicker{t: Ticker{C: c, e: e}, c: c}
 	return &ct.t
 }
 
@@ -52,21 +51,8 @@ func (w *Wheel) Tick(d Duration) <-chan Time {
 // not close the channel. Stop on a Ticker not made by NewTicker does
 // nothing.
 func (t *Ticker) Stop() {
-	e := t.e
-	if e == nil {
-		return
-	}
-	if e.kind == kindStdTicker {
-		e.stdTicker().Stop()
-		return
-	}
-	e.lock()
-	stopped := e.disarm()
-	e.dropHolder()
-	e.discardValue()
-	e.unlock()
-	if stopped {
-		e.w.dropRevive()
+	if t.e != nil {
+		t.e.StopTicker()
 	}
 }
 
@@ -76,22 +62,8 @@ func (t *Ticker) Reset(d Duration) {
 	if d <= 0 {
 		panic("non-positive interval for Ticker.Reset")
 	}
-	e := t.e
-	if e == nil {
+	if t.e == nil {
 		panic("time: Reset called on uninitialized Ticker")
 	}
-	if e.kind == kindStdTicker {
-		e.stdTicker().Reset(d)
-		return
-	}
-	w := e.w
-	w.checkOpen("Ticker.Reset")
-	e.lock() // before the clock read, as in Timer.Reset
-	now := w.now()
-	when := deadline(now, d)
-	e.discardValue()
-	e.ticker().period = int64(d)
-	e.arm(now, when)
-	e.unlock()
-	w.notify(e, now, when)
+	t.e.ResetTicker(d)
 }

@@ -57,5 +57,5 @@ func (w *Wheel) Clock() Clock {
 	if w == bubbleDefault {
 		return clock.System
 	}
-	return w.clock
+	return w.eng.Clock()
 }

@@ -2,14 +2,14 @@ package stashtime
 
 import (
 	"errors"
-	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/stashgo/stash/internal/clock"
+	"github.com/stashgo/stash/internal/epoch"
 	"github.com/stashgo/stash/internal/stash"
+	"github.com/stashgo/stash/internal/wheel"
 	"github.com/stashgo/stash/poller"
 )
 
@@ -59,7 +59,7 @@ type Options struct {
 func DefaultLevels() []Level { return stash.DefaultLevels() }
 
 // ErrClosed is returned by Close on a Wheel already closed.
-var ErrClosed = errors.New("stashtime: wheel closed")
+var ErrClosed = wheel.ErrClosed
 
 // A Wheel runs timers on one lock-free hierarchical timer wheel driven by one
 // goroutine that sleeps in the poller. The package-level functions use a
@@ -74,76 +74,8 @@ var ErrClosed = errors.New("stashtime: wheel closed")
 // which the driver, outside it, must not touch. (The package-level
 // functions hand their work to package time there.)
 type Wheel struct {
-	clock    Clock
-	store    *stash.Store[entry]
-	poller   poller.Poller
-	bucket   int64
-	reach    int64 // how far ahead of now a timer is filed at most (see file)
-	farMin   int64 // how far ahead of now a far timer is filed at least
-	system   bool  // clock is the system monotonic clock
-	maxBatch int
-	// maxSlack caps the precision rule's slack, and lookahead is how far
-	// ahead of the clock the consumer takes timers into the near heap
-	// (see precision.go).
-	maxSlack, lookahead int64
-	drv                 *driver
-
-	// Producers count what they arm and disarm in counters, each P on a
-	// cache line of its own; see live. holes counts the store slots they
-	// empty (see compact.go).
-	starts, stopped, holes counter
-
-	// The fields above are read by every producer and written by none once
-	// the wheel starts; the driver writes the ones below often. The pads
-	// keep the two apart (cores fetch lines in adjacent pairs).
-	_ [128]byte
-
-	// sleepUntil is the deadline the driver sleeps to, or running while it
-	// works. A producer whose deadline is earlier lowers it and wakes the
-	// poller; only the producer that lowers it pays the system call.
-	sleepUntil atomic.Int64
-	// consumer is the consumer role (see consumer.go). helpAt is when
-	// a timer is due to fire: sleepUntil but for the wake-ups producers
-	// ask for to have the intake drained, which need no help.
-	consumer sync.Mutex
-	helpAt   atomic.Int64
-	// peepEnd is, while the driver sleeps toward a peeped bucket, the end
-	// of what its walk will take in then, and 0 otherwise; peepAdds counts
-	// the timers producers file before it meanwhile (see wakeFor).
-	peepEnd, peepAdds atomic.Int64
-	// intake's floor, which the driver raises every pass and producers of
-	// far timers read, and its armed flag, which they read, share
-	// sleepUntil's line, which they read anyway; its sweep's state follows.
-	intake intake
-	_      [128]byte
-
-	fired, walks, cleans, compacts atomic.Int64
-	helped, helpedFired            atomic.Int64 // passes run by goroutines other than the driver's, and their firings
-	ended                          atomic.Int64 // firings that disarmed a timer; the driver's
-	pollerErrors                   atomic.Int64 // Waits that failed (see run)
-	wakes                          atomic.Int64 // Waits that ended (see run)
-	late                           latency
-	compaction                     compaction
-
-	sleepers sync.Pool // of *chanTimer, each received from (see sleep)
-
-	syncMu sync.Mutex
-	syncs  []chan struct{}
-	// callbacks counts the AfterFunc callbacks running, on a wheel off
-	// the system clock, for Settle to wait for (see goCallback).
-	callbacks callbackCount
-	closed    atomic.Bool
-	done      chan struct{}
-
-	// gone is set while no driver goroutine runs (see leave); revive is
-	// the runtime timer that brings it back, set by the driver as it
-	// leaves, and reset or stopped only by a goroutine that has seen gone
-	// set (dropRevive, Close).
-	gone   atomic.Bool
-	revive *time.Timer
+	eng *wheel.Wheel // nil in bubbleDefault alone
 }
-
-const running = math.MinInt64
 
 // NewWheel starts a Wheel. Close it when done. It returns an error for
 // options no wheel can run on: a negative MaxBatch, a nil pointer as the
@@ -164,66 +96,22 @@ func NewWheel(opts Options) (*Wheel, error) {
 	if err := checkOptions(c); err != nil {
 		return nil, err
 	}
-	st, err := stash.New[entry](stash.Config{Levels: levels}, uint64(max(c.Now(), 0)))
+	cfg := wheel.Config{
+		Clock:    c,
+		Levels:   levels,
+		MaxBatch: opts.MaxBatch,
+		MaxSlack: wheel.SlackCap(opts.Slack),
+		OnPass:   epoch.Advance, // the coarse clock of stashnet's idle timeouts
+	}
+	if opts.PortablePoller {
+		cfg.Poller = func(c Clock) poller.Poller { return poller.NewPortable(c) }
+	}
+	eng, err := wheel.New(cfg)
 	if err != nil {
-		// storeLevels checks what the store does.
-		return nil, fmt.Errorf("stashtime: Options.Levels: %w", err)
+		return nil, err
 	}
-	w := &Wheel{
-		clock:    c,
-		store:    st,
-		system:   clock.IsSystem(c),
-		bucket:   int64(st.Bucket()),
-		maxBatch: opts.MaxBatch,
-		done:     make(chan struct{}),
-		starts:   newCounter(),
-		stopped:  newCounter(),
-		holes:    newCounter(),
-	}
-	w.intake = newIntake(shardCount())
-	if w.maxBatch == 0 {
-		w.maxBatch = 256
-	}
-	w.maxSlack = slackOption(opts.Slack)
-	w.lookahead = lookaheadFor(w.maxSlack)
-	w.drv = &driver{w: w, aheadAt: math.MaxInt64}
-	w.reach = int64(st.Span() / 2)
-	if w.bucket <= math.MaxInt64>>30 {
-		w.reach = min(w.reach, w.bucket<<30)
-	}
-	if w.reach < 4*w.bucket {
-		// A store this small keeps far timers in its overflow area
-		// anyway; filing them a bucket or two ahead would only make the
-		// driver meet them again and again.
-		w.reach = math.MaxInt64
-	}
-	w.farMin = min(exactWithin/2, w.reach-reachGrain(w.reach))
-	switch {
-	case testPoller != nil:
-		w.poller = testPoller(c)
-	case opts.PortablePoller:
-		w.poller = poller.NewPortable(c)
-	default:
-		w.poller = poller.New(c)
-	}
-	// On the system clock the driver starts with the first timer (see
-	// wakeIfEarlier and leave); on another, whose deadlines no runtime
-	// timer can bring it back for, it runs from the start, and parks in
-	// its poller when nothing is pending.
-	if w.system {
-		w.sleepUntil.Store(poller.NoDeadline)
-		w.gone.Store(true)
-	} else {
-		w.sleepUntil.Store(running)
-		go w.run()
-	}
-	w.helpAt.Store(math.MaxInt64)
-	w.compaction.at.Store(compactMin)
-	return w, nil
+	return &Wheel{eng: eng}, nil
 }
-
-// testPoller, when a test sets it, makes the poller of every new Wheel.
-var testPoller func(Clock) poller.Poller
 
 var (
 	defaultMu    sync.Mutex
@@ -268,22 +156,7 @@ func (w *Wheel) Close() error {
 	if w == defaultWheel.Load() || w == bubbleDefault {
 		return ErrCloseDefault
 	}
-	if !w.closed.CompareAndSwap(false, true) {
-		return ErrClosed
-	}
-	err := w.poller.Close()
-	if w.gone.CompareAndSwap(true, false) {
-		// No driver runs, and none will start: close as it would.
-		if w.revive != nil {
-			w.revive.Stop()
-		}
-		w.drv.acquire()
-		close(w.done)
-	}
-	<-w.done
-	w.intake.close()
-	checkClosed(w)
-	return err
+	return w.eng.Close()
 }
 
 // Now returns the wheel's clock reading as a Time.
@@ -294,16 +167,7 @@ func (w *Wheel) Now() Time {
 			return time.Now()
 		}
 	}
-	return w.clock.Time(w.now())
-}
-
-// now reads the wheel's clock, without an interface call for the system
-// clock.
-func (w *Wheel) now() int64 {
-	if w.system {
-		return clock.Mono()
-	}
-	return w.clock.Now()
+	return w.eng.Clock().Time(w.eng.Now())
 }
 
 // Poller names the poller the driver sleeps on: "epoll" or "portable".
@@ -316,7 +180,7 @@ func (w *Wheel) Poller() string {
 			return poller.KindPortable
 		}
 	}
-	return w.poller.Kind()
+	return w.eng.PollerKind()
 }
 
 // Sync waits until the driver has fired every timer due at the clock
@@ -331,16 +195,7 @@ func (w *Wheel) Sync() {
 			return // package time's timers serve the bubble
 		}
 	}
-	ch := make(chan struct{})
-	w.syncMu.Lock()
-	w.syncs = append(w.syncs, ch)
-	w.syncMu.Unlock()
-	w.wakeIfEarlier(math.MinInt64 + 1) // starts the driver if it has left
-	w.poller.Wake()
-	select {
-	case <-ch:
-	case <-w.done:
-	}
+	w.eng.Sync()
 }
 
 // Settle is Sync, and then, on a wheel with a Clock of its own (a
@@ -349,38 +204,11 @@ func (w *Wheel) Sync() {
 // A callback that calls Settle, or that blocks until the caller of Settle
 // acts, deadlocks it. On the system clock it is Sync.
 func (w *Wheel) Settle() {
-	w.Sync()
-	if !w.system && !w.closed.Load() {
-		w.callbacks.wait()
+	if testBinary() {
+		var toTime bool
+		if w, toTime = w.forTest(); toTime {
+			return // package time's timers serve the bubble
+		}
 	}
-}
-
-// deadline turns a duration from now into an absolute deadline: d <= 0 is
-// now, and an overflow clamps to math.MaxInt64 (never).
-func deadline(now int64, d Duration) int64 {
-	if d <= 0 {
-		return now
-	}
-	if when := now + int64(d); when >= now {
-		return when
-	}
-	return math.MaxInt64
-}
-
-// bucketOf returns the first key of the bucket holding when.
-func (w *Wheel) bucketOf(when int64) int64 { return when - when%w.bucket }
-
-// bucketNum names the bucket starting at b by its index modulo 2^32. A live
-// holder lies less than 2^30 buckets ahead of the clock (see file) and,
-// unless the driver lags 2^31 buckets behind it, less than 2^31 behind, so
-// bucketStart recovers its start from the name and a clock reading. (A
-// stale holder whose name aliases the live one's, 2^32 buckets away, is
-// taken for it; the entry's pending flag still lets it fire only once.)
-func (w *Wheel) bucketNum(b int64) uint32 { return uint32(b / w.bucket) }
-
-// bucketStart is the first key of the bucket named n that lies within 2^31
-// buckets of the one holding ref.
-func (w *Wheel) bucketStart(n uint32, ref int64) int64 {
-	r := ref / w.bucket
-	return (r + int64(int32(n-uint32(r)))) * w.bucket
+	w.eng.Settle()
 }

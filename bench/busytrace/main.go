@@ -97,7 +97,7 @@ func hops(r io.Reader) (map[string][]time.Duration, error) {
 		}
 		id := st.Resource.Goroutine()
 		for f := range st.Stack.Frames() {
-			if strings.Contains(f.Func, "stashtime.(*Wheel).run") {
+			if strings.Contains(f.Func, "internal/wheel.(*Wheel).run") {
 				driver[id] = true
 			}
 		}
