@@ -193,3 +193,58 @@ func BenchmarkStdParentAttach(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkStdGrandchildWindow measures, for a context c with a deadline
+// of 20 µs and package context's child g of it, how often g is found not
+// yet done: woken by c's Done as c expires (nil-at-done), right after c's
+// cancel function returns once c has expired (nil-after-cancel), and, with
+// c under a parent of package context and a deadline of an hour, right
+// after that parent's cancel returns (nil-after-parent-cancel). Each is
+// reported per million. Package context closes c's Done before it cancels
+// g; so does this package, whose expiry or cancel runs g's cancel right
+// after (see link.go).
+//
+//	go test -run '^$' -bench StdGrandchildWindow -benchtime 20000x ./stashcontext/
+func BenchmarkStdGrandchildWindow(b *testing.B) {
+	for _, linked := range []bool{false, true} {
+		for _, im := range impls {
+			b.Run(fmt.Sprintf("parent=%s/impl=%s", map[bool]string{false: "Background", true: "WithCancel"}[linked], im.name), func(b *testing.B) {
+				var atDone, afterCancel, afterParent int
+				for range b.N {
+					parent, cancelParent := stdcontext.Background(), stdcontext.CancelFunc(func() {})
+					if linked {
+						parent, cancelParent = stdcontext.WithCancel(parent)
+					}
+					c, cancel := im.withTimeout(parent, 20*time.Microsecond)
+					g, cancelG := stdcontext.WithCancel(c)
+					<-c.Done()
+					if g.Err() == nil {
+						atDone++
+					}
+					cancel()
+					if g.Err() == nil {
+						afterCancel++
+					}
+					cancelG()
+					if linked {
+						c, cancel = im.withTimeout(parent, time.Hour)
+						g, cancelG = stdcontext.WithCancel(c)
+						cancelParent()
+						if g.Err() == nil {
+							afterParent++
+						}
+						cancelG()
+						cancel()
+					}
+					cancelParent()
+				}
+				ppm := func(n int) float64 { return float64(n) * 1e6 / float64(b.N) }
+				b.ReportMetric(ppm(atDone), "nil-at-done/1M")
+				b.ReportMetric(ppm(afterCancel), "nil-after-cancel/1M")
+				if linked {
+					b.ReportMetric(ppm(afterParent), "nil-after-parent-cancel/1M")
+				}
+			})
+		}
+	}
+}

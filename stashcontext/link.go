@@ -31,6 +31,20 @@ import (
 //     context.AfterFunc on the parent, in a goroutine of its own, a moment
 //     after the parent's cancel returns, or at once when anything asks c's
 //     Err in between. c registers that one with the first such function.
+//     No other way is synchronous and exact: the parent's cancel reaches
+//     only package context's children, and so only a child g of c that
+//     package context lists under in, were c's Value to answer its key
+//     with in; but then c's expiry, which can cancel in only with
+//     Canceled (in's cancel func), would leave g Canceled, not
+//     DeadlineExceeded.
+//
+// Package context's children of c, like those of its own contexts, are
+// done only after c's Done is closed: package context's cancel closes a
+// parent's Done before it cancels the children, and c's AfterFunc
+// functions cancel them with c's Err, nil while Done is open. In both,
+// they are done before the cancel that closed Done returns, or the expiry
+// that closed it completes (TestCancelReachesStdDescendants,
+// TestExpiryReachesStdDescendants).
 //
 // WithTimeout then cancel under such a parent costs 16 bytes more than
 // under Background, the link, when Done is not asked for; when it is, in,
