@@ -25,9 +25,9 @@ import "runtime/metrics"
 // goroutines start computing comes that late, once; the next ones come as
 // the runtime's do. lateWake is half the time slice the runtime gives a
 // goroutine that computes: a wake-up that waited behind one waited that
-// long, and one that waited behind goroutines about to block did not (a
-// threshold of 1 ms cost 1000 AfterFunc chains of 10 ms a third of their
-// lead in lateness: go run ./bench -only load).
+// long, and one that waited behind goroutines about to block did not. (A
+// lower threshold costs AfterFunc chains their lead in lateness: see
+// docs/measured.md, "In a busy program".)
 const (
 	crowdedAfter = 3
 	lateWake     = int64(5e6) // see below

@@ -284,10 +284,10 @@ func (p *epollPoller) epollWait(deadline int64, crowded bool) (int, error) {
 
 // handOffBeyond is the shortest sleep for which the waiter gives up its P
 // whatever the other Ps do: half the monitor's longest look, so that
-// goroutines queued on a P kept wait no longer than that. A hand-off costs a thread's wake-up and the
-// P's return: 1000 tickers of 10 ms, whose driver sleeps a few
-// milliseconds at a time, cost 0.70-0.85x time's CPU per tick with a
-// threshold of 1 ms, 0.94-1.00x with 5 ms (go run ./bench -only load).
+// goroutines queued on a P kept wait no longer than that. A hand-off costs
+// a thread's wake-up and the P's return, which a lower threshold makes
+// tickers pay (docs/measured.md, "stashtime against time": the ticker
+// row).
 const handOffBeyond = int64(5 * time.Millisecond)
 
 // Crowded reports whether the last Wait went through the scheduler (see

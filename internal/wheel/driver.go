@@ -19,8 +19,7 @@ import (
 // system call, which keeps the goroutine on one thread while it lasts, so
 // a lock would add no precision; and a locked goroutine that yields or
 // blocks hands its P to another thread and back, two thread switches each
-// time: 1000 tickers of 10 ms cost 0.75-0.88x time's CPU per tick that
-// way, 0.95-0.98x unlocked (go run ./bench -only load, the ticker row).
+// time (docs/measured.md, "stashtime against time": the ticker row).
 //
 // Each pass walks every bucket that starts before now plus the lookahead
 // (see precision.go) and examines each holder met: a stale or stopped one
