@@ -4,7 +4,7 @@
 // Its surface is small. New makes a Wheel from a Config; StartChan,
 // StartFunc and StartTicker arm an Entry; an Entry's Stop, Reset,
 // StopTicker and ResetTicker run the whole stop or arm protocol (lock,
-// change, unlock, then notify or dropRevive), so no caller can skip the
+// change, unlock, then notify or dropRestart), so no caller can skip the
 // wake-up. SleepFor, Now, Sync, Settle, Counts and Close do the rest.
 //
 // # Invariants

@@ -65,7 +65,7 @@ type driver struct {
 }
 
 // run is the driver's goroutine. It ends when the wheel closes, or when
-// nothing is due for a while (see leave), and a producer or a runtime timer
+// nothing is due for a while (see endDriver), and a producer or a runtime timer
 // starts it again (see wakeIfEarlier).
 func (w *Wheel) run() {
 	d := w.drv
@@ -113,7 +113,7 @@ func (w *Wheel) run() {
 		if again {
 			continue
 		}
-		if w.system && next-now >= leaveBeyond && w.leave(next, now) {
+		if w.system && next-now >= leaveBeyond && w.endDriver(next, now) {
 			return
 		}
 		if fired > 1 && !w.crowded() {

@@ -23,18 +23,18 @@ const (
 	kindStdTicker                  // a time.Ticker made inside a synctest bubble
 )
 
-// How a channel timer or ticker refers to its channel (entry.grip). It
+// How a channel timer or ticker refers to its channel (entry.chanRef). It
 // starts strong, which is cheap, and is weakened once the timer has
 // outlived a garbage collection while pending, so that only timers that
 // live long pay for a weak reference; until then the intake lists it to be
 // weakened, in one of two stages (see intake.go).
-type grip uint8
+type chanRef uint8
 
 const (
-	gripWeak     grip = iota // ref is a weak handle of the channel
-	gripStrong               // ref is the channel itself, and nothing lists e to be weakened
-	gripToFile               // ref is the channel itself, and e's live toFile listing lists it to be weakened too
-	gripToWeaken             // ref is the channel itself, and a toWeaken list lists e
+	refWeak     chanRef = iota // ref is a weak handle of the channel
+	refStrong                  // ref is the channel itself, and nothing lists e to be weakened
+	refUnfiled                 // ref is the channel itself, and e's live unfiled listing lists it to be weakened too
+	refToWeaken                // ref is the channel itself, and a toWeaken list lists e
 )
 
 // A holder says where an entry's live holder is (entry.holder).
@@ -43,9 +43,9 @@ type holder uint8
 // The holders an entry can have.
 const (
 	noHolder     holder = iota
-	storeHolder         // a slot in the store, in bucket qb
+	storeHolder         // a slot in the store, in bucket loc
 	heapHolder          // an item in the driver's near heap, keyed by when
-	intakeHolder        // a listing on a toFile list of the intake (see intake.go)
+	intakeHolder        // a listing on a unfiled list of the intake (see intake.go)
 )
 
 // isChan reports whether e is a channel timer (not a ticker).
@@ -59,15 +59,15 @@ func (e *Entry) isChan() bool { return e.kind == kindChan }
 // checks it at every unlock).
 //
 //	state    pending holder   live holder          moved by, to
-//	idle     false   none     none (qb 0)          start, Reset, Sleep: to listed or filed
-//	stopped  false   none     none; a stale        the consumer's drain: to idle (qb 0);
+//	idle     false   none     none (loc 0)          start, Reset, Sleep: to listed or filed
+//	stopped  false   none     none; a stale        the consumer's drain: to idle (loc 0);
 //	listed                    listing on the       start, Reset, Sleep far: to listed
-//	                          toFile list of its   again, through that listing (relist)
-//	                          shard (qb-1)
+//	                          unfiled list of its   again, through that listing (relist)
+//	                          shard (loc-1)
 //	listed   true    intake   a listing on the     the consumer's drain: to filed;
-//	                          toFile list of its   Stop: to stopped listed;
-//	                          shard (qb-1)         a later Reset: stays (deadline moved)
-//	filed    true    store    slot in bucket qb,   the consumer's walk: to near, or filed again
+//	                          unfiled list of its   Stop: to stopped listed;
+//	                          shard (loc-1)         a later Reset: stays (deadline moved)
+//	filed    true    store    slot in bucket loc,   the consumer's walk: to near, or filed again
 //	                          or the overflow      further on; Stop: to idle (the slot
 //	                          area (no slot)       emptied, or left stale if the walk took it
 //	                                               or it has none); a later Reset: stays
@@ -78,20 +78,20 @@ func (e *Entry) isChan() bool { return e.kind == kindChan }
 //
 // An earlier Reset moves a listed, filed or near entry to a new holder
 // (arm); the old one goes stale. A stale holder is dropped when the
-// consumer meets it: only the live one matches the entry's holder and qb
+// consumer meets it: only the live one matches the entry's holder and loc
 // (store) or deadline (heap). The entry is open (dl complemented) only while
 // filed with a slot or listed, and not a ticker, nor a channel timer whose
 // channel is held strongly and that is not listed to be weakened (unlock).
 //
-// Separately, a channel timer's or ticker's grip says how it holds its
+// Separately, a channel timer's or ticker's chanRef says how it holds its
 // channel, and in which stage of the intake (intake.go) it waits to hold
 // it weakly. Every move takes e.mu, and the shard's lock for a listing.
 //
-//	grip          ref       listed                  moved by, to
+//	chanRef          ref       listed                  moved by, to
 //	strong        channel   not to be weakened      arming (weakenLater), if a ticker or a
 //	                                                timer due weakBeyond or more ahead: to
-//	                                                toFile if listed, else to toWeaken
-//	toFile        channel   by its live toFile      the drain: to toWeaken (eager: to weak);
+//	                                                unfiled if listed, else to toWeaken
+//	unfiled        channel   by its live unfiled      the drain: to toWeaken (eager: to weak);
 //	                        listing                 the sweep: to weak; Stop, an earlier
 //	                                                Reset: to strong (the listing goes stale)
 //	toWeaken      channel   on its shard's          the sweep: to weak if pending, else to
@@ -99,7 +99,7 @@ func (e *Entry) isChan() bool { return e.kind == kindChan }
 //	weak          handle    no                      none
 //
 // A timer is listed to be weakened once: a toWeaken listing is never
-// appended for an entry in toFile or toWeaken, and a toFile listing stands
+// appended for an entry in unfiled or toWeaken, and a unfiled listing stands
 // for one only while it is the live holder. A closed wheel lists nothing,
 // so a timer started as it closes stays strong.
 //
@@ -114,7 +114,7 @@ func (e *Entry) isChan() bool { return e.kind == kindChan }
 //
 // An entry is examined by a holder: a slot in the store or an item in the
 // driver's near heap. At most one holder is live: in the store, the one in
-// bucket qb; in the heap, the one keyed by the entry's deadline. A holder
+// bucket loc; in the heap, the one keyed by the entry's deadline. A holder
 // that does not match is stale and is dropped when met. An entry is
 // re-filed in place (no new holder) whenever its live holder is in the store
 // and will be examined no later than its new deadline. Stop takes the live
@@ -127,21 +127,21 @@ func (e *Entry) isChan() bool { return e.kind == kindChan }
 type Entry struct {
 	w *Wheel
 	// ref is, by kind: the func (kindFunc); the channel or its weak
-	// handle, as grip says (kindChan, kindTicker); the *time.Timer or
+	// handle, as chanRef says (kindChan, kindTicker); the *time.Timer or
 	// *time.Ticker (kindStdTimer, kindStdTicker). Only a channel's may
 	// change once the entry is shared, under mu.
 	ref unsafe.Pointer
 
 	mu      sync.Mutex
 	kind    timerKind // set before the entry is shared
-	grip    grip      // what ref holds of a channel, and its stage: gripWeak, gripStrong, gripToFile or gripToWeaken
+	chanRef chanRef   // what ref holds of a channel, and its stage: refWeak, refStrong, refUnfiled or refToWeaken
 	pending bool      // armed and neither fired nor stopped
 	holder  holder    // where the live holder is: noHolder, storeHolder, heapHolder or intakeHolder
-	// qb is, with a store holder, its bucket (see Wheel.bucketNum); with
-	// an intake holder or none, 1 + the intake shard whose toFile list
+	// loc is, with a store holder, its bucket (see Wheel.bucketNum); with
+	// an intake holder or none, 1 + the intake shard whose unfiled list
 	// holds a listing of e the drain has not yet met, or 0 (see
 	// intake.relist).
-	qb uint32
+	loc uint32
 	// dl is the deadline of the current arming, on the wheel's clock. It
 	// is the only field that changes without mu: while the entry is open
 	// (see unlock), dl holds the deadline complemented (negative, since
@@ -167,14 +167,14 @@ func (e *Entry) lock() {
 // unlock opens the entry if a later deadline can be stored in place, and
 // releases e.mu. That is so when it is armed, its live holder is a store
 // slot (which lies at or before the deadline, so it is examined no later
-// than any later one) or a toFile listing (whose drain files it by its
+// than any later one) or a unfiled listing (whose drain files it by its
 // deadline then), and storing a later deadline needs no other change: it
 // is a timer (a ticker's Reset takes the lock) that is not a channel timer
 // held strongly and not listed to be weakened, which a far deadline would
 // list (weakenLater).
 func (e *Entry) unlock() {
 	if e.pending && (e.holder == storeHolder && e.slot != (stash.Ref{}) || e.holder == intakeHolder) &&
-		(e.kind == kindFunc || e.kind == kindChan && e.grip != gripStrong) {
+		(e.kind == kindFunc || e.kind == kindChan && e.chanRef != refStrong) {
 		e.dl.Store(^e.dl.Load())
 	}
 	checkEntry(e)
@@ -215,7 +215,7 @@ func (e *Entry) setFn(f func()) { e.ref = *(*unsafe.Pointer)(unsafe.Pointer(&f))
 // ch returns the entry's channel, or nil once the channel has been
 // collected. e.mu is held, or the entry not yet shared.
 func (e *Entry) ch() chan time.Time {
-	if e.grip != gripWeak {
+	if e.chanRef != refWeak {
 		return *(*chan time.Time)(unsafe.Pointer(&e.ref))
 	}
 	p := (*weak.Pointer[hchan])(unsafe.Pointer(&e.ref)).Value()
@@ -227,14 +227,14 @@ func (e *Entry) ch() chan time.Time {
 
 // holdCh makes c the entry's channel, held strongly.
 func (e *Entry) holdCh(c chan time.Time) {
-	e.grip = gripStrong
+	e.chanRef = refStrong
 	e.ref = *(*unsafe.Pointer)(unsafe.Pointer(&c))
 }
 
 // setCh makes c the entry's channel, held weakly.
 func (e *Entry) setCh(c chan time.Time) {
 	wp := weak.Make(headerOf(c))
-	e.grip = gripWeak
+	e.chanRef = refWeak
 	e.ref = *(*unsafe.Pointer)(unsafe.Pointer(&wp))
 }
 
@@ -245,7 +245,7 @@ func (e *Entry) stdTicker() *time.Ticker { return (*time.Ticker)(e.ref) }
 // is the entry's live one. e.mu is held.
 func (e *Entry) inStore(b int64) bool {
 	mustHold(e)
-	return e.holder == storeHolder && e.qb == e.w.bucketNum(b)
+	return e.holder == storeHolder && e.loc == e.w.bucketNum(b)
 }
 
 // inHeap reports whether the near-heap holder keyed key is the entry's live
@@ -274,7 +274,7 @@ func (e *Entry) arm(now, when int64) (wasPending bool) {
 	e.pending = true
 	e.setWhen(when)
 	switch {
-	case e.holder == storeHolder && e.slot != (stash.Ref{}) && e.w.bucketStart(e.qb, now) <= when:
+	case e.holder == storeHolder && e.slot != (stash.Ref{}) && e.w.bucketStart(e.loc, now) <= when:
 	case e.holder == intakeHolder && when >= old:
 		// a listed deadline may only move later
 	case e.holder == storeHolder:
@@ -293,8 +293,8 @@ func (e *Entry) arm(now, when int64) (wasPending bool) {
 
 // dropHolder lets the live holder go stale, so that e has none: it takes a
 // store holder out of its slot if it can, so that it costs nothing more,
-// and lets a live toFile listing go stale (and with it its listing to be
-// weakened, gripToFile). e.mu is held.
+// and lets a live unfiled listing go stale (and with it its listing to be
+// weakened, refUnfiled). e.mu is held.
 func (e *Entry) dropHolder() {
 	mustHold(e)
 	switch e.holder {
@@ -309,11 +309,11 @@ func (e *Entry) dropHolder() {
 	case heapHolder:
 		e.unhold() // the item goes stale
 	case intakeHolder:
-		// The listing goes stale, and stays for a later arming to revive
+		// The listing goes stale, and stays for a later arming to restart
 		// (see intake.relist).
 		e.holder = noHolder
-		if e.grip == gripToFile {
-			e.grip = gripStrong
+		if e.chanRef == refUnfiled {
+			e.chanRef = refStrong
 		}
 	}
 	e.slot = stash.Ref{}
@@ -323,7 +323,7 @@ func (e *Entry) dropHolder() {
 // is held.
 func (e *Entry) unhold() {
 	mustHold(e)
-	e.holder, e.qb = noHolder, 0
+	e.holder, e.loc = noHolder, 0
 }
 
 // disarm stops the current arming and reports whether it was pending.

@@ -20,7 +20,7 @@ import (
 // collected (rule 16 of docs/semantics.md). Each P has a shard with one
 // lock and two lists, the two stages of a listing:
 //
-//	toFile    timers armed intakeAhead (67 ms) or more ahead, and func and
+//	unfiled    timers armed intakeAhead (67 ms) or more ahead, and func and
 //	          channel timers armed within the lookahead (near ones); the
 //	          consumer's drain gives them a holder at the start of every
 //	          pass (the near heap for a near one, the store for the rest),
@@ -31,9 +31,9 @@ import (
 //
 // A channel timer armed weakBeyond (1.07 s) or more ahead, or a ticker, is
 // to be weakened once it outlives a collection (entry.weakenLater). Listed
-// to be filed, it is not listed a second time: its toFile listing stands
-// for both (grip gripToFile), the sweep weakens it there, and the drain
-// that files it moves it to its shard's toWeaken (gripToWeaken). One that
+// to be filed, it is not listed a second time: its unfiled listing stands
+// for both (chanRef refUnfiled), the sweep weakens it there, and the drain
+// that files it moves it to its shard's toWeaken (refToWeaken). One that
 // its producer files in the store, its producer lists in toWeaken. Each
 // wheel sweeps its own shards only, started by a canary's cleanup
 // (armCanary) after the first collection that follows a listing.
@@ -51,15 +51,15 @@ import (
 //     timer fired before the drain meets it.
 //   - Collection. A pending channel timer of an open wheel armed weakBeyond
 //     or more ahead, or a pending ticker, holds its channel weakly or is in
-//     one of the two stages (its grip says which). So the channel of an
+//     one of the two stages (its chanRef says which). So the channel of an
 //     abandoned one is collected a cycle after package time's would be,
 //     and its entry another later (see weakchan.go).
 //
 // A listing outlives Stop, or a Reset to an earlier deadline: the drain
-// drops a stale toFile listing, the sweep a stale toWeaken one. Arming a
-// timer far again before the drain meets its toFile listing revives that
-// listing (relist, through entry.qb) rather than append another, so the
-// Stop-then-Reset idiom does not grow the lists. A toFile list that grows
+// drops a stale unfiled listing, the sweep a stale toWeaken one. Arming a
+// timer far again before the drain meets its unfiled listing revives that
+// listing (relist, through entry.loc) rather than append another, so the
+// Stop-then-Reset idiom does not grow the lists. A unfiled list that grows
 // to intakeWake wakes the driver, and a full one takes no more: the
 // producer files its timer in the store itself.
 //
@@ -90,21 +90,21 @@ type intake struct {
 
 	filed []*Entry // the timers a drain has filed, held for toWeaken; the consumer's
 
-	sweepMu sync.Mutex // one sweep at a time goes through toFile, with batch
-	batch   []*Entry   // the sweep's copy of a toFile list
+	sweepMu sync.Mutex // one sweep at a time goes through unfiled, with batch
+	batch   []*Entry   // the sweep's copy of a unfiled list
 }
 
 // An intakeShard is one P's lists, on lines of its own. Its lock is never
 // taken before an entry's.
 type intakeShard struct {
 	mu       sync.Mutex
-	toFile   []*Entry
+	unfiled  []*Entry
 	toWeaken []*Entry
-	// drained is the toFile list that a drain goes through, which the
+	// drained is the unfiled list that a drain goes through, which the
 	// sweep goes through too, or, emptied, the last one, for reuse.
 	drained   []*Entry
 	spareWeak []*Entry    // toWeaken before last, emptied, for reuse
-	some      atomic.Bool // len(toFile) > 0, for the driver's check before it sleeps
+	some      atomic.Bool // len(unfiled) > 0, for the driver's check before it sleeps
 	closed    bool        // the wheel is closed: list nothing
 	revived   int         // relists since the last drain
 	_         [128 - 120]byte
@@ -112,8 +112,8 @@ type intakeShard struct {
 
 const (
 	intakeAhead = 1 << 26 // about 67 ms: nearer timers are filed at once
-	intakeWake  = 1024    // a toFile list this long wakes the driver to drain it
-	intakeCap   = 1 << 16 // a full toFile list takes no more until drained
+	intakeWake  = 1024    // a unfiled list this long wakes the driver to drain it
+	intakeCap   = 1 << 16 // a full unfiled list takes no more until drained
 	maxSpare    = 4096    // the longest toWeaken list kept for reuse
 )
 
@@ -132,7 +132,7 @@ func newIntake(shards int) intake {
 	return intake{shards: make([]intakeShard, shards)}
 }
 
-// The results of intake.listToFile and relist.
+// The results of intake.listUnfiled and relist.
 const (
 	listed  = iota
 	wake    // listed, and the driver should drain the lists
@@ -140,25 +140,25 @@ const (
 	full    // not listed: the list is full
 )
 
-// listToFile appends e to the toFile list of P p, the caller's, unless its
+// listUnfiled appends e to the unfiled list of P p, the caller's, unless its
 // deadline is too soon (see below), the list is full or the wheel is
 // closed. e.mu is held, or e is not yet shared and the listing publishes
 // it. A far timer (near false) is due at least intakeAhead away, and too
 // soon below the floor; a near one within the lookahead, and too soon at
 // or below nearFloor.
-func (in *intake) listToFile(e *Entry, p int, near bool) int {
+func (in *intake) listUnfiled(e *Entry, p int, near bool) int {
 	s := &in.shards[p&(len(in.shards)-1)]
 	s.mu.Lock()
 	r := listed
 	switch {
 	case in.tooSoon(e.when(), near) || s.closed:
 		r = tooSoon
-	case len(s.toFile) >= intakeCap:
+	case len(s.unfiled) >= intakeCap:
 		r = full
 	default:
-		s.toFile = append(s.toFile, e)
-		e.qb = uint32(p&(len(in.shards)-1)) + 1
-		switch len(s.toFile) {
+		s.unfiled = append(s.unfiled, e)
+		e.loc = uint32(p&(len(in.shards)-1)) + 1
+		switch len(s.unfiled) {
 		case 1:
 			s.some.Store(true)
 		case intakeWake:
@@ -179,9 +179,9 @@ func (in *intake) tooSoon(when int64, near bool) bool {
 	return when < in.floor.Load()
 }
 
-// relist lists e to be filed again, through the toFile listing of it that
-// shard i holds and the drain has not yet met (see Entry.qb), without
-// appending: it is listToFile without the append. The drain will meet that
+// relist lists e to be filed again, through the unfiled listing of it that
+// shard i holds and the drain has not yet met (see Entry.loc), without
+// appending: it is listUnfiled without the append. The drain will meet that
 // listing after the caller releases e.mu, before the consumer fires
 // anything it would not fire with e freshly listed in shard i. e.mu is
 // held, and e has no holder.
@@ -236,7 +236,7 @@ func (in *intake) close() {
 		s := &in.shards[i]
 		s.mu.Lock()
 		s.closed = true
-		s.toFile, s.drained = nil, nil
+		s.unfiled, s.drained = nil, nil
 		s.toWeaken, s.spareWeak = nil, nil
 		s.some.Store(false)
 		s.mu.Unlock()
@@ -269,14 +269,14 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 	budget := eagerMax
 	for i := range in.shards {
 		s := &in.shards[i]
-		s.mu.Lock() // even for an empty list: see listToFile's check of the floor
+		s.mu.Lock() // even for an empty list: see listUnfiled's check of the floor
 		s.revived = 0
-		if len(s.toFile) == 0 {
+		if len(s.unfiled) == 0 {
 			s.mu.Unlock()
 			continue
 		}
-		list := s.toFile
-		s.toFile, s.drained = s.drained, list // see sweep
+		list := s.unfiled
+		s.unfiled, s.drained = s.drained, list // see sweep
 		s.some.Store(false)
 		s.mu.Unlock()
 		for _, e := range list {
@@ -286,8 +286,8 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 				if it, near := d.refile(e, now, through); near {
 					d.taken = append(d.taken, it) // see pass
 				}
-				if e.grip == gripToFile {
-					e.grip = gripToWeaken
+				if e.chanRef == refUnfiled {
+					e.chanRef = refToWeaken
 					if eager && budget > 0 && rand.Uint32()%eagerSample != 0 {
 						budget--
 						e.weaken()
@@ -300,7 +300,7 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 				// later one, which then lists e in vain) revives
 				// nothing any more.
 				e.dropHolder()
-				e.qb = 0
+				e.loc = 0
 			}
 			e.unlock()
 		}
@@ -345,9 +345,9 @@ func (in *intake) startSweep() { go in.sweep() }
 // be weakened, in either stage, and empties the toWeaken lists. Listings
 // made while it runs arm a new canary, since armed is cleared first.
 //
-// It goes first through the shards' toFile lists and the ones a drain is
-// going through, and weakens there the timers still listed (gripToFile)
-// and the ones the drain has filed and holds for toWeaken (gripToWeaken),
+// It goes first through the shards' unfiled lists and the ones a drain is
+// going through, and weakens there the timers still listed (refUnfiled)
+// and the ones the drain has filed and holds for toWeaken (refToWeaken),
 // whose toWeaken listing then goes stale; then through the toWeaken lists.
 // So a drain under way hides none: a drain moves a timer from one list to
 // another under the shard's lock, and toWeaken is met last.
@@ -355,19 +355,19 @@ func (in *intake) sweep() {
 	in.begun.Add(1)
 	defer in.done.Add(1)
 	in.armed.Store(false)
-	in.sweepMu.Lock() // one sweep at a time goes through toFile, with batch
+	in.sweepMu.Lock() // one sweep at a time goes through unfiled, with batch
 	for i := range in.shards {
 		s := &in.shards[i]
 		s.mu.Lock() // a copy: e.mu is never taken under s.mu
-		in.batch = append(append(in.batch[:0], s.toFile...), s.drained...)
+		in.batch = append(append(in.batch[:0], s.unfiled...), s.drained...)
 		s.mu.Unlock()
 		for _, e := range in.batch {
 			if e.kind != kindChan && e.kind != kindTicker { // set before e is shared
 				continue
 			}
 			e.lock()
-			if e.grip == gripToFile && e.holder == intakeHolder {
-				e.grip = gripToWeaken // as if in toWeaken; weaken takes it off
+			if e.chanRef == refUnfiled && e.holder == intakeHolder {
+				e.chanRef = refToWeaken // as if in toWeaken; weaken takes it off
 			}
 			e.weaken()
 			e.unlock()
@@ -387,7 +387,7 @@ func (in *intake) sweep() {
 		s.mu.Unlock()
 		for _, e := range list {
 			e.lock()
-			if e.grip == gripToWeaken { // else a stale listing (see above)
+			if e.chanRef == refToWeaken { // else a stale listing (see above)
 				listed++
 				if e.weaken() {
 					pending++

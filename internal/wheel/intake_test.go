@@ -29,8 +29,8 @@ func newLoneIntake(t *testing.T) (*intake, *Entry) {
 func TestIntakeListFloorAndCap(t *testing.T) {
 	in, e := newLoneIntake(t)
 	in.floor.Store(101)
-	if got := in.listToFile(e, 0, false); got != tooSoon {
-		t.Fatalf("deadline below the floor: listToFile = %d, want tooSoon", got)
+	if got := in.listUnfiled(e, 0, false); got != tooSoon {
+		t.Fatalf("deadline below the floor: listUnfiled = %d, want tooSoon", got)
 	}
 	in.floor.Store(100)
 	for i := 1; i <= intakeCap; i++ {
@@ -38,12 +38,12 @@ func TestIntakeListFloorAndCap(t *testing.T) {
 		if i == intakeWake {
 			want = wake
 		}
-		if got := in.listToFile(e, 0, false); got != want {
-			t.Fatalf("listing %d: listToFile = %d, want %d", i, got, want)
+		if got := in.listUnfiled(e, 0, false); got != want {
+			t.Fatalf("listing %d: listUnfiled = %d, want %d", i, got, want)
 		}
 	}
-	if got := in.listToFile(e, 0, false); got != full {
-		t.Fatalf("listing beyond the cap: listToFile = %d, want full", got)
+	if got := in.listUnfiled(e, 0, false); got != full {
+		t.Fatalf("listing beyond the cap: listUnfiled = %d, want full", got)
 	}
 	if !in.waiting() {
 		t.Fatal("waiting = false with timers listed")
@@ -63,8 +63,8 @@ func TestIntakeDrain(t *testing.T) {
 		e.setFn(func() {})
 		e.setWhen(now + int64(time.Hour))
 		e.pending, e.holder = pending, h
-		if got := in.listToFile(e, 0, false); got != listed {
-			t.Fatalf("listToFile = %d", got)
+		if got := in.listUnfiled(e, 0, false); got != listed {
+			t.Fatalf("listUnfiled = %d", got)
 		}
 		return e
 	}
@@ -74,9 +74,9 @@ func TestIntakeDrain(t *testing.T) {
 	far := &Entry{w: w, kind: kindChan}
 	far.holdCh(make(chan Time, 1))
 	far.setWhen(now + int64(time.Hour))
-	far.pending, far.holder, far.grip = true, intakeHolder, gripToFile
-	if got := in.listToFile(far, 0, false); got != listed {
-		t.Fatalf("listToFile = %d", got)
+	far.pending, far.holder, far.chanRef = true, intakeHolder, refUnfiled
+	if got := in.listUnfiled(far, 0, false); got != listed {
+		t.Fatalf("listUnfiled = %d", got)
 	}
 	floor := in.drain(w, now)
 	if floor != now+intakeAhead || in.floor.Load() != floor {
@@ -92,16 +92,16 @@ func TestIntakeDrain(t *testing.T) {
 	pending.disarm()
 	pending.dropHolder()
 	pending.unlock()
-	if stopped.holder != noHolder || stopped.qb != 0 {
-		t.Errorf("stopped timer after the drain: holder %v, qb %d, want none and 0 (no listing to revive)",
-			stopped.holder, stopped.qb)
+	if stopped.holder != noHolder || stopped.loc != 0 {
+		t.Errorf("stopped timer after the drain: holder %v, loc %d, want none and 0 (no listing to restart)",
+			stopped.holder, stopped.loc)
 	}
 	if moved.holder != heapHolder {
 		t.Errorf("timer filed elsewhere: holder %v, want heap", moved.holder)
 	}
-	if far.holder != storeHolder || far.grip != gripToWeaken {
-		t.Errorf("channel timer listed to be weakened too, after the drain: holder %v, grip %v; want store, toWeaken",
-			far.holder, far.grip)
+	if far.holder != storeHolder || far.chanRef != refToWeaken {
+		t.Errorf("channel timer listed to be weakened too, after the drain: holder %v, chanRef %v; want store, toWeaken",
+			far.holder, far.chanRef)
 	}
 	if s := &in.shards[0]; len(s.toWeaken) != 1 || s.toWeaken[0] != far || !in.armed.Load() {
 		t.Errorf("toWeaken after the drain: %d listings, armed %v; want the channel timer, and a canary armed",
@@ -168,13 +168,13 @@ func TestIntakeFloorLine(t *testing.T) {
 	}
 }
 
-// listings returns how many listings the intake's toFile lists hold.
+// listings returns how many listings the intake's unfiled lists hold.
 func (in *intake) listings() int {
 	n := 0
 	for i := range in.shards {
 		s := &in.shards[i]
 		s.mu.Lock()
-		n += len(s.toFile)
+		n += len(s.unfiled)
 		s.mu.Unlock()
 	}
 	return n
@@ -252,7 +252,7 @@ func TestIntakeTwoListings(t *testing.T) {
 	tm := w.AfterFunc(time.Hour, func() { fired.Add(1) })
 	tm.Stop()
 	tm.Reset(storeNear)     // filed in the store: the listing stays
-	tm.Stop()               // its slot emptied: nothing left to revive
+	tm.Stop()               // its slot emptied: nothing left to restart
 	tm.Reset(2 * time.Hour) // listed again
 	if n := w.intake.listings(); n != 2 {
 		t.Fatalf("%d listings, want 2", n)
@@ -283,12 +283,12 @@ func TestIntakeTwoListings(t *testing.T) {
 	}
 }
 
-// relist lists again only what listToFile would list: at or beyond the
+// relist lists again only what listUnfiled would list: at or beyond the
 // floor, and not on a closed wheel's intake.
 func TestIntakeRelistFloorAndClosed(t *testing.T) {
 	in, e := newLoneIntake(t)
-	if got := in.listToFile(e, 0, false); got != listed || e.qb != 1 {
-		t.Fatalf("listToFile = %d, qb %d; want listed, qb 1", got, e.qb)
+	if got := in.listUnfiled(e, 0, false); got != listed || e.loc != 1 {
+		t.Fatalf("listUnfiled = %d, loc %d; want listed, loc 1", got, e.loc)
 	}
 	if got := in.relist(e, 0, false); got != listed {
 		t.Fatalf("relist at the floor = %d, want listed", got)
@@ -308,7 +308,7 @@ func TestIntakeRelistFloorAndClosed(t *testing.T) {
 // intakeAhead on) ends in the state the locked path (place, weakenLater)
 // gives a timer: listed to be filed from intakeAhead on, in the store
 // before, and a channel from weakBeyond on weakened once filed
-// (gripToFile). Func and channel timers on both sides of intakeAhead and
+// (refUnfiled). Func and channel timers on both sides of intakeAhead and
 // weakBeyond. The states are written out, not computed by a copy of the
 // locked path.
 func TestListNewAsLocked(t *testing.T) {
@@ -320,19 +320,19 @@ func TestListNewAsLocked(t *testing.T) {
 	type state struct {
 		pending        bool
 		holder         holder
-		grip           grip
-		qb             uint32
+		chanRef        chanRef
+		loc            uint32
 		dl             int64
 		slotZero, open bool
 	}
 	stateOf := func(e *Entry) state {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		qb := e.qb
-		if e.holder == intakeHolder && qb != 0 {
-			qb = 1 // a listing recorded; its shard depends on the P
+		loc := e.loc
+		if e.holder == intakeHolder && loc != 0 {
+			loc = 1 // a listing recorded; its shard depends on the P
 		}
-		return state{e.pending, e.holder, e.grip, qb, e.dl.Load(), e.slot == (stash.Ref{}), e.dl.Load() < 0}
+		return state{e.pending, e.holder, e.chanRef, loc, e.dl.Load(), e.slot == (stash.Ref{}), e.dl.Load() < 0}
 	}
 	for _, kind := range []timerKind{kindFunc, kindChan} {
 		for _, d := range []time.Duration{intakeAhead - 1, intakeAhead, weakBeyond - 1, weakBeyond, time.Hour} {
@@ -342,17 +342,17 @@ func TestListNewAsLocked(t *testing.T) {
 			want := state{pending: true, dl: when}
 			if kind == kindChan {
 				e.holdCh(make(chan Time, 1))
-				want.grip = gripStrong
+				want.chanRef = refStrong
 				if d >= weakBeyond {
-					want.grip = gripToFile
+					want.chanRef = refUnfiled
 				}
 			} else {
 				e.setFn(func() {})
 			}
 			if d >= intakeAhead {
-				want.holder, want.qb, want.slotZero = intakeHolder, 1, true
+				want.holder, want.loc, want.slotZero = intakeHolder, 1, true
 			} else {
-				want.holder, want.qb = storeHolder, w.bucketNum(w.bucketOf(when))
+				want.holder, want.loc = storeHolder, w.bucketNum(w.bucketOf(when))
 			}
 			w.start(e, now, when)
 			if got := stateOf(e); got != want {
@@ -416,7 +416,7 @@ func TestIntakeNear(t *testing.T) {
 
 	in, e := newLoneIntake(t)
 	in.nearFloor.Store(100)
-	require.Equal(t, tooSoon, in.listToFile(e, 0, true), "a near deadline at nearFloor")
+	require.Equal(t, tooSoon, in.listUnfiled(e, 0, true), "a near deadline at nearFloor")
 	in.nearFloor.Store(99)
-	require.Equal(t, listed, in.listToFile(e, 0, true), "a near deadline beyond nearFloor")
+	require.Equal(t, listed, in.listUnfiled(e, 0, true), "a near deadline beyond nearFloor")
 }

@@ -13,7 +13,7 @@ import (
 
 // leaveChildren check, each in a fresh process, that go.uber.org/goleak's
 // VerifyNone with its default options finds no goroutine of the wheel's
-// after the package-level timers were used: the driver leaves (see leave).
+// after the package-level timers were used: the driver leaves (see endDriver).
 var leaveChildren = &childproc.Set{
 	Env:  "STASHTIME_LEAVE_CHILD",
 	Test: "TestLeaveChild",
@@ -84,7 +84,7 @@ func TestLeaveAndComeBack(t *testing.T) {
 	}
 	for round := range rounds {
 		// Wait until the driver has left, or is about to.
-		require.Eventually(t, w.gone.Load, 5*time.Second, 100*time.Microsecond, "round %d: the driver did not leave", round)
+		require.Eventually(t, w.driverGone.Load, 5*time.Second, 100*time.Microsecond, "round %d: the driver did not leave", round)
 		if round%2 == 1 {
 			time.Sleep(time.Duration(round) * 50 * time.Microsecond)
 		}
@@ -129,7 +129,7 @@ func TestLeaveFarComesBack(t *testing.T) {
 	start := time.Now()
 	tm := w.NewTimer(d)
 	std := time.NewTimer(d)
-	require.Eventually(t, w.gone.Load, 2*time.Second, 100*time.Microsecond, "the driver did not leave for a far timer")
+	require.Eventually(t, w.driverGone.Load, 2*time.Second, 100*time.Microsecond, "the driver did not leave for a far timer")
 	var late, stdLate time.Duration
 	for range 2 {
 		select {
@@ -150,12 +150,12 @@ func TestComeBackLate(t *testing.T) {
 	require.NoError(t, err)
 	defer w.Close()
 	tm := w.NewTimer(300 * time.Millisecond)
-	require.Eventually(t, func() bool { return w.gone.Load() && w.sleepUntil.Load() > w.Now()+int64(200*time.Millisecond) },
+	require.Eventually(t, func() bool { return w.driverGone.Load() && w.sleepUntil.Load() > w.Now()+int64(200*time.Millisecond) },
 		2*time.Second, 100*time.Microsecond, "the driver did not leave for the timer")
 	// As if the runtime ran its timer late, past the armed instant.
-	require.True(t, w.revive.Stop(), "no runtime timer was to bring the driver back")
+	require.True(t, w.restart.Stop(), "no runtime timer was to bring the driver back")
 	require.Eventually(t, func() bool { return w.Now() > w.sleepUntil.Load() }, 2*time.Second, 100*time.Microsecond)
-	w.comeBack()
+	w.restartDriver()
 	select {
 	case <-tm.C:
 	case <-time.After(5 * time.Second):

@@ -20,18 +20,18 @@ func (k timerKind) String() string {
 	return "timerKind(" + strconv.Itoa(int(k)) + ")"
 }
 
-func (g grip) String() string {
+func (g chanRef) String() string {
 	switch g {
-	case gripWeak:
+	case refWeak:
 		return "weak"
-	case gripStrong:
+	case refStrong:
 		return "strong"
-	case gripToFile:
-		return "toFile"
-	case gripToWeaken:
+	case refUnfiled:
+		return "unfiled"
+	case refToWeaken:
 		return "toWeaken"
 	}
-	return "grip(" + strconv.Itoa(int(g)) + ")"
+	return "chanRef(" + strconv.Itoa(int(g)) + ")"
 }
 
 func (h holder) String() string {

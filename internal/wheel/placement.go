@@ -19,7 +19,7 @@ import (
 //	                           first, on the arming P's shard: the     intake.drain (the consumer)
 //	                           drain takes it into the heap)
 //	below intakeAhead (67 ms)  the store, keyed by the deadline        file
-//	intakeAhead or more        the toFile list of the arming P's       place, listNew (producers),
+//	intakeAhead or more        the unfiled list of the arming P's       place, listNew (producers),
 //	                           intake shard; the drain then files it   intake.drain (the consumer)
 //	                           as below
 //	exactWithin (1.07 s) or    the store, one to two grains before     file (fileKey)
@@ -85,7 +85,7 @@ func (w *Wheel) file(e *Entry, now int64) {
 		}
 		key -= key % reachGrain(w.reach)
 	}
-	e.holder, e.qb = storeHolder, w.bucketNum(w.bucketOf(key))
+	e.holder, e.loc = storeHolder, w.bucketNum(w.bucketOf(key))
 	e.slot = w.store.Add(uint64(key), e)
 	w.noteFiled(key, now)
 }
@@ -105,10 +105,10 @@ func (w *Wheel) place(e *Entry, now int64, p int) {
 	dist := e.when() - now
 	if near := w.listsNear(e.kind, dist); near || dist >= intakeAhead {
 		var r int
-		if e.holder == noHolder && e.qb != 0 { // stopped, still listed
-			r = w.intake.relist(e, int(e.qb-1), near)
+		if e.holder == noHolder && e.loc != 0 { // stopped, still listed
+			r = w.intake.relist(e, int(e.loc-1), near)
 		} else {
-			r = w.intake.listToFile(e, p, near)
+			r = w.intake.listUnfiled(e, p, near)
 		}
 		if r == listed || r == wake {
 			e.holder, e.slot = intakeHolder, stash.Ref{}
@@ -141,14 +141,14 @@ func (w *Wheel) listNew(e *Entry, now, when int64, p int) bool {
 		return false
 	}
 	weakens := weakensLater(e.kind, when-now)
-	grip := e.grip
+	chanRef := e.chanRef
 	e.holder = intakeHolder
 	if weakens {
-		e.grip = gripToFile
+		e.chanRef = refUnfiled
 	}
-	r := w.intake.listToFile(e, p, near)
+	r := w.intake.listUnfiled(e, p, near)
 	if r != listed && r != wake {
-		e.holder, e.grip = noHolder, grip // never published
+		e.holder, e.chanRef = noHolder, chanRef // never published
 		return false
 	}
 	if weakens {

@@ -81,7 +81,7 @@ func TestFileCapsAtReach(t *testing.T) {
 		e.setWhen(now + d)
 		e.mu.Lock()
 		w.file(e, now)
-		key := w.bucketStart(e.qb, now)
+		key := w.bucketStart(e.loc, now)
 		e.mu.Unlock()
 		want := w.bucketOf(fileKey(now, now+d))
 		if d > w.reach {

@@ -9,7 +9,7 @@ import (
 
 // The engine's surface for the timers of package stashtime: start an entry
 // of each kind, and stop or reset one. Each call here runs the whole arm or
-// stop protocol (lock, change, unlock, then notify or dropRevive), so that
+// stop protocol (lock, change, unlock, then notify or dropRestart), so that
 // no caller can leave the wake-up rule to remember.
 
 // StartChan starts a channel timer due d after now and returns its channel
@@ -104,7 +104,7 @@ func (e *Entry) Stop() bool {
 	}
 	e.unlock()
 	if stopped {
-		e.w.dropRevive()
+		e.w.dropRestart()
 	}
 	return stopped
 }
@@ -180,7 +180,7 @@ func (e *Entry) StopTicker() {
 	e.discardValue()
 	e.unlock()
 	if stopped {
-		e.w.dropRevive()
+		e.w.dropRestart()
 	}
 }
 

@@ -157,8 +157,8 @@ func checkDisarmed(e *Entry) {
 // exactly when it has a live holder. e.mu is held.
 func checkEntry(e *Entry) {
 	if e.pending != (e.holder != noHolder) {
-		panic(fmt.Sprintf("stashtime: a %s (%p) is in no state of the entry's table: pending %v, holder %d, qb %d",
-			kindNames[e.kind], e, e.pending, e.holder, e.qb))
+		panic(fmt.Sprintf("stashtime: a %s (%p) is in no state of the entry's table: pending %v, holder %d, loc %d",
+			kindNames[e.kind], e, e.pending, e.holder, e.loc))
 	}
 }
 
@@ -222,7 +222,7 @@ func checkAsleep(w *Wheel, who string) {
 	if ok && su > a.latest {
 		e := a.e
 		e.lock()
-		state := fmt.Sprintf("pending %v, holder %d, bucket %v, slot %v holding it %v, deadline %v", e.pending, e.holder, time.Duration(w.bucketStart(e.qb, now)), e.slot != stash.Ref{}, w.store.Holds(e.slot, e), time.Duration(e.when()))
+		state := fmt.Sprintf("pending %v, holder %d, bucket %v, slot %v holding it %v, deadline %v", e.pending, e.holder, time.Duration(w.bucketStart(e.loc, now)), e.slot != stash.Ref{}, w.store.Holds(e.slot, e), time.Duration(e.when()))
 		e.unlock()
 		inHeap := -1
 		for i, it := range w.drv.heap {

@@ -17,7 +17,7 @@ import (
 // unless the clock has passed it, and then the driver is awake or being
 // woken. Two moves change the armed instant, and every path that arms a
 // timer or puts the driver to sleep takes one of them (a driver that has
-// left, see leave, counts as asleep toward its armed instant):
+// left, see endDriver, counts as asleep toward its armed instant):
 //
 //  1. Producers lower it. Whoever arms a timer (a start, Entry.Reset,
 //     ResetTicker, SleepFor), whether it lists the timer in the intake, files
@@ -47,7 +47,7 @@ import (
 //
 // One more move raises it outside the consumer role, and only to
 // NoDeadline: a Stop that finds the driver gone and no timer pending
-// (dropRevive). It counts the pending timers again after the raise, and
+// (dropRestart). It counts the pending timers again after the raise, and
 // restarts the driver if a producer armed one meanwhile, so the rule holds
 // as it does after the consumer's raise.
 //
@@ -65,41 +65,41 @@ import (
 // armed instant with a brute-force minimum over every pending timer after
 // each round of the driver and each producer call (see wakecheck.go).
 
-// leave lets the driver's goroutine end, and its thread go, on the system
+// endDriver lets the driver's goroutine end, and its thread go, on the system
 // clock, while it would
 // sleep toward next, at least leaveBeyond after now: nothing is pending
 // (next is NoDeadline), or nothing is due for a while, and then a runtime
 // timer brings it back reviveLead before next. The armed instant stays
 // next, so a producer that needs the driver sooner lowers it and starts a
-// new driver goroutine (wakeIfEarlier): the driver sets gone and then
+// new driver goroutine (wakeIfEarlier): the driver sets driverGone and then
 // reads the armed instant, the producer lowers the armed instant and then
-// reads gone, and so one of them sees the other. It reports whether the
+// reads driverGone, and so one of them sees the other. It reports whether the
 // driver is to end: false if the armed instant was lowered meanwhile and
 // this driver goes on. The consumer role is not held.
-func (w *Wheel) leave(next, now int64) bool {
+func (w *Wheel) endDriver(next, now int64) bool {
 	if next != poller.NoDeadline {
-		// Armed before gone is set, so that a driver started after it
+		// Armed before driverGone is set, so that a driver started after it
 		// re-arms it later, never before.
 		wait := time.Duration(max(next-now-reviveLead, 0))
-		if w.revive == nil {
-			w.revive = time.AfterFunc(wait, w.comeBack)
+		if w.restart == nil {
+			w.restart = time.AfterFunc(wait, w.restartDriver)
 		} else {
-			w.revive.Reset(wait)
+			w.restart.Reset(wait)
 		}
 	}
-	w.gone.Store(true)
-	if w.sleepUntil.Load() < next && w.gone.CompareAndSwap(true, false) {
+	w.driverGone.Store(true)
+	if w.sleepUntil.Load() < next && w.driverGone.CompareAndSwap(true, false) {
 		return false // a producer lowered it, and started no driver
 	}
 	return true
 }
 
-// dropRevive is called after a Stop disarmed a timer. If the driver has
+// dropRestart is called after a Stop disarmed a timer. If the driver has
 // left and no timer is pending any more, it takes the runtime timer that
 // would bring the driver back out of the runtime's heap, so that a program
 // blocked for good is reported as deadlocked as soon as with package time.
 // It fires that timer now rather than stop it (a stopped one may stay in
-// its P's heap until its instant), and comeBack then finds nothing to come
+// its P's heap until its instant), and restartDriver then finds nothing to come
 // back for.
 //
 // It raises the armed instant to NoDeadline first: a producer that arms a
@@ -107,28 +107,28 @@ func (w *Wheel) leave(next, now int64) bool {
 // counts the pending timers again, for a producer that armed one before
 // the raise and left the driver to the runtime timer: the counts are read
 // after the raise, so they include that timer. No lock is held.
-func (w *Wheel) dropRevive() {
-	if !w.gone.Load() || w.Live() > 0 {
+func (w *Wheel) dropRestart() {
+	if !w.driverGone.Load() || w.Live() > 0 {
 		return
 	}
 	su := w.sleepUntil.Load()
 	if su == poller.NoDeadline || !w.sleepUntil.CompareAndSwap(su, poller.NoDeadline) {
 		return
 	}
-	w.revive.Reset(0) // set before gone, which this goroutine has seen
+	w.restart.Reset(0) // set before driverGone, which this goroutine has seen
 	if w.Live() > 0 {
 		w.wakeIfEarlier(w.Now())
 	}
 }
 
-// comeBack starts the driver a little before the instant it left for,
+// restartDriver starts the driver a little before the instant it left for,
 // or, if the runtime ran it late, after: then the armed instant has
 // passed, and lowering it to the clock would not start the driver.
-func (w *Wheel) comeBack() {
+func (w *Wheel) restartDriver() {
 	if w.sleepUntil.Load() == poller.NoDeadline {
-		return // nothing is pending (see dropRevive); a producer starts the driver
+		return // nothing is pending (see dropRestart); a producer starts the driver
 	}
-	if w.gone.Load() && w.gone.CompareAndSwap(true, false) {
+	if w.driverGone.Load() && w.driverGone.CompareAndSwap(true, false) {
 		go w.run()
 		return
 	}
@@ -164,7 +164,7 @@ func (w *Wheel) notify(e *Entry, now, when int64) {
 
 // wakeIfEarlier lowers the armed instant to when if that is earlier, and
 // then wakes the driver to sleep again toward it, or starts it if it has
-// left (see leave).
+// left (see endDriver).
 func (w *Wheel) wakeIfEarlier(when int64) {
 	for {
 		d := w.sleepUntil.Load()
@@ -172,8 +172,8 @@ func (w *Wheel) wakeIfEarlier(when int64) {
 			return
 		}
 		if w.sleepUntil.CompareAndSwap(d, when) {
-			if w.gone.Load() && w.gone.CompareAndSwap(true, false) {
-				go w.run() // the driver had left (see leave)
+			if w.driverGone.Load() && w.driverGone.CompareAndSwap(true, false) {
+				go w.run() // the driver had left (see endDriver)
 				return
 			}
 			w.poller.Wake()
@@ -257,7 +257,7 @@ func (w *Wheel) deferDriver(now, next int64) {
 //
 // While timers are pending, the driver wakes at least every maxSleep.
 // Once none has been for idleLeave it returns NoDeadline, whatever stale
-// holders remain, and the driver leaves (see leave): no goroutine of the
+// holders remain, and the driver leaves (see endDriver): no goroutine of the
 // wheel's is left, so the runtime still reports a deadlock in a program
 // that has one, and leak checkers see nothing. Leaving at once would cost
 // a goroutine start in the next timer after every Stop that disarms the

@@ -13,12 +13,12 @@ type hchan struct{ _ byte }
 // headerOf returns the runtime channel header that c points to.
 func headerOf(c <-chan time.Time) *hchan { return *(**hchan)(unsafe.Pointer(&c)) }
 
-// A channel timer or ticker starts holding its channel strongly (grip
-// gripStrong), which is cheap. One that outlives a collection while pending
-// refers to its channel weakly (gripWeak: a weak.Pointer to its header, in
+// A channel timer or ticker starts holding its channel strongly (chanRef
+// refStrong), which is cheap. One that outlives a collection while pending
+// refers to its channel weakly (refWeak: a weak.Pointer to its header, in
 // entry.ref), so that an abandoned After, NewTimer, Tick or NewTicker is
 // collected as it is by the runtime (Go 1.23). The intake's lists hold it
-// in between (gripToFile, gripToWeaken: see intake.go). A receiver blocked
+// in between (refUnfiled, refToWeaken: see intake.go). A receiver blocked
 // on the channel keeps it alive, and then the wheel still delivers to it.
 
 // weakBeyond is the shortest channel timer that is weakened once it
@@ -36,35 +36,35 @@ func weakensLater(k timerKind, dist int64) bool {
 // weakenLater arranges for a pending channel timer or ticker just placed
 // (armed at now), whose channel is held strongly and that is not listed to
 // be weakened, to be weakened after the next collection, unless it is a
-// timer due within weakBeyond of now: its toFile listing, if it has one,
-// stands for that (gripToFile); otherwise it is listed in toWeaken
-// (gripToWeaken), unless the wheel is closed. e.mu is held.
+// timer due within weakBeyond of now: its unfiled listing, if it has one,
+// stands for that (refUnfiled); otherwise it is listed in toWeaken
+// (refToWeaken), unless the wheel is closed. e.mu is held.
 func (e *Entry) weakenLater(now int64) {
 	mustHold(e)
 	switch {
-	case e.grip != gripStrong && e.grip != gripToFile:
+	case e.chanRef != refStrong && e.chanRef != refUnfiled:
 		// weak, listed in toWeaken, or no channel timer
 	case !weakensLater(e.kind, e.when()-now):
-		e.grip = gripStrong
+		e.chanRef = refStrong
 	case e.holder == intakeHolder:
-		e.grip = gripToFile
+		e.chanRef = refUnfiled
 		e.w.intake.arm()
 	case e.w.intake.listToWeaken(e):
-		e.grip = gripToWeaken
+		e.chanRef = refToWeaken
 	}
 }
 
-// weaken takes an entry listed in toWeaken (gripToWeaken) off the list: a
+// weaken takes an entry listed in toWeaken (refToWeaken) off the list: a
 // pending one gets a weak reference to its channel, and a cleanup on it if
 // it is a ticker or due beyond watchBeyond; another is left strong and
 // unlisted. It reports whether e was listed and pending. e.mu is held.
 func (e *Entry) weaken() bool {
 	mustHold(e)
-	if e.grip != gripToWeaken {
+	if e.chanRef != refToWeaken {
 		return false
 	}
 	if !e.pending {
-		e.grip = gripStrong
+		e.chanRef = refStrong
 		return false
 	}
 	c := e.ch()
@@ -94,7 +94,7 @@ func (e *Entry) watch(c chan time.Time) {
 
 // abandon stops an entry whose channel has been collected: nobody can
 // receive from it any more. Taken out of the store, the entry is garbage at
-// the next collection; one listed to be filed is referred to by its toFile
+// the next collection; one listed to be filed is referred to by its unfiled
 // list until the drain meets it, so the driver is woken to drain it now
 // rather than at its next pass, up to a second later.
 func (e *Entry) abandon() {

@@ -9,18 +9,18 @@ import (
 	"time"
 )
 
-// gripOf reads e.grip under e.mu.
-func gripOf(e *Entry) grip {
+// chanRefOf reads e.chanRef under e.mu.
+func chanRefOf(e *Entry) chanRef {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.grip
+	return e.chanRef
 }
 
-// gripWrong says what is wrong unless e's grip is want, and is "" if
+// chanRefWrong says what is wrong unless e's chanRef is want, and is "" if
 // nothing is.
-func gripWrong(what string, e *Entry, want grip) string {
-	if g := gripOf(e); g != want {
-		return fmt.Sprintf("%s: grip %v, want %v", what, g, want)
+func chanRefWrong(what string, e *Entry, want chanRef) string {
+	if g := chanRefOf(e); g != want {
+		return fmt.Sprintf("%s: chanRef %v, want %v", what, g, want)
 	}
 	return ""
 }
@@ -101,8 +101,8 @@ func TestWeakensOnlyPendingTimers(t *testing.T) {
 // weakenScenario runs TestWeakensOnlyPendingTimers once. It returns what
 // went wrong, and quiet: no sweep ran where the test asked for none.
 func weakenScenario(t *testing.T) (errs []string, quiet bool) {
-	want := func(what string, e *Entry, g grip) {
-		if msg := gripWrong(what, e, g); msg != "" {
+	want := func(what string, e *Entry, g chanRef) {
+		if msg := chanRefWrong(what, e, g); msg != "" {
 			errs = append(errs, msg)
 		}
 	}
@@ -116,24 +116,24 @@ func weakenScenario(t *testing.T) (errs []string, quiet bool) {
 	near := w.NewTimer(storeNear) // filed in the store
 	tick := w.NewTicker(time.Millisecond)
 	defer tick.Stop()
-	want("a new hour timer", listed.e, gripToFile)
-	want("a drained hour timer", drained.e, gripToWeaken)
-	want("a new near timer", near.e, gripStrong)
-	want("a new ticker", tick.e, gripToWeaken)
+	want("a new hour timer", listed.e, refUnfiled)
+	want("a drained hour timer", drained.e, refToWeaken)
+	want("a new near timer", near.e, refStrong)
+	want("a new ticker", tick.e, refToWeaken)
 	stopped.Stop()
-	want("a stopped hour timer", stopped.e, gripStrong)
+	want("a stopped hour timer", stopped.e, refStrong)
 	if n := in.toWeakenListings(); n != 2 {
 		errs = append(errs, fmt.Sprintf("%d listings in toWeaken, want 2 (the drained timer and the ticker)", n))
 	}
 	if sweptSince(in, mark) {
 		return nil, false
 	}
-	collectUntil(t, "swept", func() bool { return gripOf(drained.e) != gripToWeaken })
-	want("the listed hour timer after a sweep", listed.e, gripWeak)
-	want("the drained hour timer after a sweep", drained.e, gripWeak)
-	want("the pending ticker after a sweep", tick.e, gripWeak)
-	want("the stopped hour timer after a sweep", stopped.e, gripStrong)
-	want("the near timer after a sweep", near.e, gripStrong)
+	collectUntil(t, "swept", func() bool { return chanRefOf(drained.e) != refToWeaken })
+	want("the listed hour timer after a sweep", listed.e, refWeak)
+	want("the drained hour timer after a sweep", drained.e, refWeak)
+	want("the pending ticker after a sweep", tick.e, refWeak)
+	want("the stopped hour timer after a sweep", stopped.e, refStrong)
+	want("the near timer after a sweep", near.e, refStrong)
 	if n := in.toWeakenListings(); n != 0 {
 		errs = append(errs, fmt.Sprintf("%d listings in toWeaken after a sweep, want 0", n))
 	}
@@ -142,11 +142,11 @@ func weakenScenario(t *testing.T) (errs []string, quiet bool) {
 	mark = sweepMark(t, in)
 	stopped.Reset(time.Hour)
 	near.Reset(time.Hour)
-	want("a stopped timer Reset far", stopped.e, gripToFile)
-	want("a near timer Reset far", near.e, gripToWeaken)
+	want("a stopped timer Reset far", stopped.e, refUnfiled)
+	want("a near timer Reset far", near.e, refToWeaken)
 	hp.unhold()
 	w.Sync() // the drain files the listed one and moves it to toWeaken
-	want("a stopped timer Reset far, drained", stopped.e, gripToWeaken)
+	want("a stopped timer Reset far, drained", stopped.e, refToWeaken)
 	if n := in.toWeakenListings(); n != 2 {
 		errs = append(errs, fmt.Sprintf("%d listings in toWeaken after the drain, want 2", n))
 	}
@@ -177,7 +177,7 @@ func TestWeakenAbandonedAfterResetCollected(t *testing.T) {
 			dropped = append(dropped, tm)
 		}
 		// Let a sweep drop the stopped ones from the list.
-		collectUntil(t, "swept", func() bool { return gripOf(dropped[0].e) == gripStrong })
+		collectUntil(t, "swept", func() bool { return chanRefOf(dropped[0].e) == refStrong })
 		for _, tm := range dropped {
 			tm.Reset(time.Hour)
 			runtime.AddCleanup(headerOf(tm.C), countCleanup, &headers)
@@ -199,9 +199,9 @@ func TestWeakenClosedWheel(t *testing.T) {
 	w, hp, _ := newHeldWheel(t)
 	in := &w.intake
 	mark := sweepMark(t, in)
-	want := func(what string, e *Entry, g grip) {
+	want := func(what string, e *Entry, g chanRef) {
 		t.Helper()
-		if msg := gripWrong(what, e, g); msg != "" {
+		if msg := chanRefWrong(what, e, g); msg != "" {
 			if sweptSince(in, mark) {
 				t.Skip("a sweep the test did not ask for ran, after a collection from before it")
 			}
@@ -215,8 +215,8 @@ func TestWeakenClosedWheel(t *testing.T) {
 	if !w.intake.waiting() || in.toWeakenListings() != 1 || !in.armed.Load() {
 		t.Fatal("an open wheel's intake lists nothing in one stage or the other, or armed no canary")
 	}
-	want("a timer listed by an open wheel", listed.e, gripToFile)
-	want("a timer filed by an open wheel", filed.e, gripToWeaken)
+	want("a timer listed by an open wheel", listed.e, refUnfiled)
+	want("a timer filed by an open wheel", filed.e, refToWeaken)
 	hp.unhold()
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func TestWeakenClosedWheel(t *testing.T) {
 	collectUntil(t, "swept", func() bool { return !in.armed.Load() && sweepIdle(in) })
 	// NewTimer panics on a closed wheel; one that races Close gets here.
 	late := w.NewTimer(time.Hour)
-	want("a timer started on a closed wheel", late.e, gripStrong)
+	want("a timer started on a closed wheel", late.e, refStrong)
 	if h := holderOf(late.e); h != storeHolder {
 		t.Errorf("a timer started on a closed wheel: holder %v, want store", h)
 	}
@@ -257,7 +257,7 @@ func TestWeakenEager(t *testing.T) {
 			ts = append(ts, tm)
 		}
 		for _, tm := range ts {
-			if msg := gripWrong("a near timer reset far", tm.e, gripToWeaken); msg != "" {
+			if msg := chanRefWrong("a near timer reset far", tm.e, refToWeaken); msg != "" {
 				t.Fatal(msg)
 			}
 			if stop {
@@ -291,10 +291,10 @@ func TestWeakenEager(t *testing.T) {
 	w.Sync()
 	weak, toWeaken := 0, 0
 	for _, tm := range ts {
-		switch gripOf(tm.e) {
-		case gripWeak:
+		switch chanRefOf(tm.e) {
+		case refWeak:
 			weak++
-		case gripToWeaken:
+		case refToWeaken:
 			toWeaken++
 		}
 	}
@@ -309,22 +309,22 @@ func TestWeakenEager(t *testing.T) {
 	}
 }
 
-// A sweep that runs while a drain goes through a toFile list weakens the
+// A sweep that runs while a drain goes through a unfiled list weakens the
 // timers the drain has yet to meet and the ones it has filed and holds for
 // toWeaken, whose toWeaken listing then goes stale: the next sweep neither
 // weakens it again nor counts it for eagerness.
 func TestSweepDuringDrain(t *testing.T) {
 	w, clk := newManualWheel(t, 0)
 	in := newIntake(1)
-	mk := func(g grip, h holder) *Entry {
+	mk := func(g chanRef, h holder) *Entry {
 		e := &Entry{w: w, kind: kindChan}
 		e.holdCh(make(chan Time, 1))
 		e.setWhen(clk.Now() + int64(100*time.Millisecond)) // within watchBeyond: no cleanup
-		e.pending, e.holder, e.grip = true, h, g
+		e.pending, e.holder, e.chanRef = true, h, g
 		return e
 	}
-	unmet := mk(gripToFile, intakeHolder)
-	held := mk(gripToWeaken, storeHolder)
+	unmet := mk(refUnfiled, intakeHolder)
+	held := mk(refToWeaken, storeHolder)
 	s := &in.shards[0]
 	s.drained = []*Entry{held, unmet} // as the drain holds them
 	in.sweep()
@@ -332,7 +332,7 @@ func TestSweepDuringDrain(t *testing.T) {
 		what string
 		e    *Entry
 	}{{"a timer the drain has yet to meet", unmet}, {"a timer the drain holds for toWeaken", held}} {
-		if msg := gripWrong(c.what+", after a sweep", c.e, gripWeak); msg != "" {
+		if msg := chanRefWrong(c.what+", after a sweep", c.e, refWeak); msg != "" {
 			t.Error(msg)
 		}
 	}
@@ -346,7 +346,7 @@ func TestSweepDuringDrain(t *testing.T) {
 	if !in.eager.Load() {
 		t.Error("a sweep counted stale toWeaken listings for eagerness")
 	}
-	if msg := gripWrong("a timer with a stale toWeaken listing, after a sweep", held, gripWeak); msg != "" {
+	if msg := chanRefWrong("a timer with a stale toWeaken listing, after a sweep", held, refWeak); msg != "" {
 		t.Error(msg)
 	}
 }

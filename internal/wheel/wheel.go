@@ -105,12 +105,12 @@ type Wheel struct {
 	closed    atomic.Bool
 	done      chan struct{} // closed as the driver ends for good
 
-	// gone is set while no driver goroutine runs (see leave); revive is
+	// driverGone is set while no driver goroutine runs (see endDriver); restart is
 	// the runtime timer that brings it back, set by the driver as it
 	// leaves, and reset or stopped only by a goroutine that has seen gone
-	// set (dropRevive, Close).
-	gone   atomic.Bool
-	revive *time.Timer
+	// set (dropRestart, Close).
+	driverGone atomic.Bool
+	restart    *time.Timer
 }
 
 const running = math.MinInt64
@@ -169,7 +169,7 @@ func New(cfg Config) (*Wheel, error) {
 	// its poller when nothing is pending.
 	if w.system {
 		w.sleepUntil.Store(poller.NoDeadline)
-		w.gone.Store(true)
+		w.driverGone.Store(true)
 	} else {
 		w.sleepUntil.Store(running)
 		go w.run()
@@ -190,10 +190,10 @@ func (w *Wheel) Close() error {
 		return ErrClosed
 	}
 	err := w.poller.Close()
-	if w.gone.CompareAndSwap(true, false) {
+	if w.driverGone.CompareAndSwap(true, false) {
 		// No driver runs, and none will start: close as it would.
-		if w.revive != nil {
-			w.revive.Stop()
+		if w.restart != nil {
+			w.restart.Stop()
 		}
 		w.drv.acquire()
 		close(w.done)
