@@ -23,7 +23,9 @@ func WithWheel(w *stashtime.Wheel) Option {
 // A timeSource is a wheel other than the process-wide one, and the clock
 // a connection's deadlines are readings of. A nil *timeSource is the
 // process-wide wheel and clock.Mono: the fast path, which the methods
-// below take with one nil check.
+// below take with one nil check. Inside a testing/synctest bubble, a
+// connection on the system clock has one whose clock is the bubble's, and
+// w nil for the process-wide wheel (see inBubble).
 type timeSource struct {
 	w *stashtime.Wheel
 	// clk is w's clock, nil if it is the system's, whose readings are
@@ -55,6 +57,36 @@ func (s *timeSource) now() int64 {
 	return s.clk.Now()
 }
 
+// inBubble returns the time source of a connection wrapped on s inside a
+// testing/synctest bubble: s itself if it has a clock of its own, and
+// otherwise (the system clock, whose timers stashtime hands to package
+// time there) one on the bubble's clock, whose readings are nanoseconds of
+// fake time since the connection was wrapped. Outside a bubble it is s.
+// The time.Since that tells a bubble costs tens of nanoseconds, once per
+// connection.
+func (s *timeSource) inBubble() *timeSource {
+	if s != nil && s.clk != nil {
+		return s
+	}
+	if _, ok := clock.TimeNow(); ok {
+		return s
+	}
+	b := &timeSource{clk: bubbleClock{time.Now()}}
+	if s != nil {
+		b.w = s.w
+	}
+	b.origin = b.clk.Time(0)
+	return b
+}
+
+// A bubbleClock reads a testing/synctest bubble's fake clock, in
+// nanoseconds since origin, a time.Now taken inside the bubble: it moves
+// only as the bubble's time does, and never back.
+type bubbleClock struct{ origin time.Time }
+
+func (c bubbleClock) Now() int64             { return int64(time.Since(c.origin)) }
+func (c bubbleClock) Time(v int64) time.Time { return c.origin.Add(time.Duration(v)) }
+
 // exact reports a clock other than the system's: the coarse clock of the
 // idle timeouts (see coarse.go) does not follow it.
 func (s *timeSource) exact() bool { return s != nil && s.clk != nil }
@@ -75,9 +107,11 @@ func (s *timeSource) timeOf(v int64) time.Time {
 	return s.origin.Add(time.Duration(v))
 }
 
-// afterFunc is stashtime.AfterFunc on the wheel.
+// afterFunc is stashtime.AfterFunc on the wheel. In a bubble, the
+// package-level function and a system-clock wheel's method alike hand the
+// timer to package time, on the bubble's clock.
 func (s *timeSource) afterFunc(d time.Duration, f func()) *stashtime.Timer {
-	if s == nil {
+	if s == nil || s.w == nil {
 		return stashtime.AfterFunc(d, f)
 	}
 	return s.w.AfterFunc(d, f)
