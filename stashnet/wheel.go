@@ -107,6 +107,32 @@ func (s *timeSource) timeOf(v int64) time.Time {
 	return s.origin.Add(time.Duration(v))
 }
 
+// armAt arms t, or a new timer calling f if t is nil, to fire when the
+// clock reads at, now being a reading taken before, and returns it. A
+// timer's Reset counts its duration from the reading it takes itself: on
+// the system clock now is at most microseconds older, well within the
+// wheel's precision, but another clock may have moved on meanwhile by any
+// amount (a test advances its ManualClock right after a Sync, while the
+// callback the Sync started re-arms). There armAt resets again until the
+// clock reads the same after a Reset as before it, which is then the
+// reading the Reset took: the timer fires at at, whoever moves the clock.
+func (s *timeSource) armAt(t *stashtime.Timer, f func(), now, at int64) *stashtime.Timer {
+	if t == nil {
+		t = s.afterFunc(time.Duration(at-now), f)
+	} else {
+		t.Reset(time.Duration(at - now))
+	}
+	for s.exact() {
+		after := s.now()
+		if after == now {
+			break
+		}
+		now = after
+		t.Reset(time.Duration(at - now))
+	}
+	return t
+}
+
 // afterFunc is stashtime.AfterFunc on the wheel. In a bubble, the
 // package-level function and a system-clock wheel's method alike hand the
 // timer to package time, on the bubble's clock.
