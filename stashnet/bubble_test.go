@@ -128,7 +128,7 @@ func TestBubbleIdleTimeout(t *testing.T) {
 				defer b.Close()
 				idled := make(chan time.Duration, 1)
 				start = time.Now()
-				conn = c.wrap(a, IdleTimeout(12*time.Second+345*time.Millisecond), OnIdle(func(nc net.Conn) {
+				c.wrap(a, IdleTimeout(12*time.Second+345*time.Millisecond), OnIdle(func(nc net.Conn) {
 					idled <- time.Since(start)
 					nc.Close()
 				}))
