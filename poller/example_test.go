@@ -69,13 +69,13 @@ func ExampleWaitFor_manualClock() {
 	go func() {
 		defer close(done)
 		poller.WaitFor(p, time.Hour)
-		fmt.Println("an hour passed on the clock:", clk.Time(clk.Now()))
+		fmt.Println("an hour passed on the clock:", clk.Current())
 	}()
 	for clk.Waiters() == 0 { // until the waiter sleeps on the clock
 		runtime.Gosched()
 	}
 	clk.Advance(59 * time.Minute)
-	fmt.Println("not yet at", clk.Time(clk.Now()))
+	fmt.Println("not yet at", clk.Current())
 	clk.Advance(time.Minute)
 	<-done
 

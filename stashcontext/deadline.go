@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
-
-	"github.com/stashgo/stash/stashtime"
 )
 
 // A timerCtx is the context WithDeadline and its kin return: a cancelable
@@ -50,9 +48,9 @@ type extra struct {
 	// cancelOnly reports a context made by newCancelOnly: no timer of its
 	// own, and the parent's deadline, if any.
 	cancelOnly bool
-	// on is the wheel whose clock the deadline is on, for a context made
-	// by On(w).WithDeadline and its kin; nil for the process-wide wheel.
-	on *stashtime.Wheel
+	// on is the Timers whose clock the deadline is on, for a context made
+	// by On(t).WithDeadline and its kin; nil for the process-wide wheel.
+	on *timers
 	// stopIn, for a linked context with functions registered by
 	// AfterFunc, stops the context.AfterFunc that runs them when the
 	// parent is canceled (see link.go). Guarded by mu.
@@ -125,7 +123,7 @@ func (c *timerCtx) ensureArmed() {
 // a slot that watches c's deadline; the first to store it in st wins, and
 // the others, or one that finds c canceled meanwhile, put theirs back.
 func (c *timerCtx) arm() {
-	var on *stashtime.Wheel
+	var on *timers
 	if x := c.x.Load(); x != nil {
 		on = x.on
 	}

@@ -115,11 +115,16 @@
 //
 // # Tests on fake time
 //
-// On(w) returns the Deadlines of a stashtime Wheel of the caller's: its
-// WithTimeout, WithDeadline and their Cause kin make contexts whose
-// deadlines are timers on w, measured by w's clock. Code that takes a
-// Deadlines runs on the process-wide wheel (On(nil)) in production, and
-// its tests hand it a Wheel over a stashtime.ManualClock, where a deadline
+// Inside a testing/synctest bubble the package-level functions, and
+// On(stashtime.Default()), run on the bubble's clock: a WithTimeout of an
+// hour is done after exactly an hour of the bubble's time.
+//
+// On(t) returns the Deadlines of a stashtime.Timers, the value production
+// code takes to start timers: its WithTimeout, WithDeadline and their
+// Cause kin make contexts whose deadlines are timers of t, measured by
+// t's clock. Code that takes a Timers runs on the process-wide wheel
+// (stashtime.Default()) in production, and its tests hand it a Wheel over
+// a stashtime.ManualClock (stashtest.New makes one), where a deadline
 // passes only as the test advances the clock (see Deadlines for how such
 // contexts differ).
 //

@@ -37,7 +37,7 @@ func done(t *testing.T, ctx context.Context) {
 func TestOnNilAndDefaultArePackageFunctions(t *testing.T) {
 	require.Equal(t, context.Deadlines{}, context.On(nil))
 	require.Equal(t, context.Deadlines{}, context.On(stashtime.Default()))
-	require.Same(t, stashtime.Default(), context.On(nil).Wheel())
+	require.Equal(t, stashtime.Timers(stashtime.Default()), context.On(nil).Timers())
 	ctx, cancel := context.On(nil).WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
 	done(t, ctx)
@@ -184,4 +184,45 @@ func TestExampleOnWaitsNoRealTime(t *testing.T) {
 	if best > time.Second {
 		t.Fatalf("ExampleOn took %v of real time at best, want under 1s", best)
 	}
+}
+
+// countingTimers is a Timers that is not a *stashtime.Wheel: a wrapper
+// that counts the AfterFunc timers it starts on its wheel.
+type countingTimers struct {
+	*stashtime.Wheel
+	afterFuncs int
+}
+
+func (c *countingTimers) AfterFunc(d time.Duration, f func()) *stashtime.Timer {
+	c.afterFuncs++
+	return c.Wheel.AfterFunc(d, f)
+}
+
+// On takes any Timers, as the code under test does: a wrapper of a
+// wheel's gets its deadlines on the wheel, through the wrapper, and a nil
+// *Wheel is the process-wide wheel as nil is.
+func TestOnTimers(t *testing.T) {
+	require.Equal(t, context.Deadlines{}, context.On((*stashtime.Wheel)(nil)))
+	w, clk := newManualWheel(t)
+	ct := &countingTimers{Wheel: w}
+	on := context.On(ct)
+	require.Equal(t, stashtime.Timers(ct), on.Timers())
+	ctx, cancel := on.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dl, ok := ctx.Deadline()
+	require.True(t, ok)
+	require.Equal(t, clk.Current().Add(time.Minute), dl)
+	done := ctx.Done()
+	require.Equal(t, 1, ct.afterFuncs)
+	clk.Advance(time.Minute - 1)
+	w.Settle()
+	require.NoError(t, ctx.Err())
+	clk.Advance(1)
+	w.Settle()
+	select {
+	case <-done:
+	default:
+		t.Fatal("not done once the wrapped wheel's clock read the deadline")
+	}
+	require.ErrorIs(t, ctx.Err(), context.DeadlineExceeded)
 }

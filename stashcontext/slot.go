@@ -39,10 +39,10 @@ type slot struct {
 	// stashtime hands timers to package time, on the bubble's fake clock:
 	// such a slot is never pooled, and none is taken from the pool there.
 	bubble bool
-	// on is the wheel of a context made by On(w).WithDeadline and its
-	// kin, nil for the process-wide wheel's. Its timer is on that wheel,
+	// on is the Timers of a context made by On(t).WithDeadline and its
+	// kin, nil for the process-wide wheel's. Its timer is one of them,
 	// and, as in a bubble, the slot is never pooled.
-	on *stashtime.Wheel
+	on *timers
 
 	// final reports a canceled context's slot, never changed; err is its
 	// error and cause its cause, nil if that is err.
@@ -83,8 +83,8 @@ var slots sync.Pool // of *slot, c nil
 
 // newSlot returns a slot that watches c, whose deadline is dur after the
 // reading now (bubble: taken inside a testing/synctest bubble), with its
-// timer on the wheel on (nil: the process-wide one).
-func newSlot(c *timerCtx, now int64, dur time.Duration, bubble bool, on *stashtime.Wheel) *slot {
+// timer one of on's (nil: the process-wide wheel's).
+func newSlot(c *timerCtx, now int64, dur time.Duration, bubble bool, on *timers) *slot {
 	if !bubble && on == nil {
 		if s, _ := slots.Get().(*slot); s != nil {
 			s.mu.Lock()
@@ -163,15 +163,15 @@ func (s *slot) put() {
 
 // remaining returns a reading now and the time dur left then until the
 // deadline d, and whether the caller is inside a testing/synctest bubble.
-// For a context on the wheel on (not nil), dur is what is left on that
-// wheel's clock, and now is 0: its slot is never pooled, so its when is
+// For a context on the Timers on (not nil), dur is what is left on their
+// clock, and now is 0: its slot is never pooled, so its when is
 // never compared.
 // A d with a monotonic reading (time.Now's, outside a bubble) is compared
 // with a reading of the monotonic clock alone, which costs about half of
 // time.Now. now is on clock.FromTime's scale, or meaningless in a bubble.
 // Inside a bubble, a deadline taken outside it that has passed on the real
 // clock has dur 0.
-func remaining(d time.Time, on *stashtime.Wheel) (now int64, dur time.Duration, bubble bool) {
+func remaining(d time.Time, on *timers) (now int64, dur time.Duration, bubble bool) {
 	if on != nil {
 		return 0, on.Until(d), false
 	}

@@ -99,6 +99,7 @@ type conn struct {
 // init sets c up around inner and returns self, the variant holding c.
 func (c *conn) init(inner net.Conn, o options, self net.Conn) net.Conn {
 	c.inner, c.self = inner, self
+	o.src = o.src.inBubble()
 	c.rd.init(inner.SetReadDeadline, o.src)
 	c.wd.init(inner.SetWriteDeadline, o.src)
 	if o.idle > 0 {

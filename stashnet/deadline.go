@@ -238,11 +238,7 @@ func early(a, v, now int64) bool { return a-now < (v-now)/2 }
 // arm arms the timer to fire at at, later than now. mu is held.
 func (d *deadline) arm(now, at int64) {
 	d.armed.Store(at)
-	if d.timer == nil {
-		d.timer = d.src.afterFunc(time.Duration(at-now), d.fire)
-		return
-	}
-	d.timer.Reset(time.Duration(at - now))
+	d.timer = d.src.armAt(d.timer, d.fire, now, at)
 }
 
 // fire is the timer's callback: it expires the direction if its deadline
@@ -263,7 +259,11 @@ func (d *deadline) fire() {
 		default:
 			now := d.src.now()
 			if cur > now {
-				d.arm(now, rearmAt(cur, now))
+				if d.src.exact() {
+					d.arm(now, cur) // no wake-ups to share: see rearmAt
+				} else {
+					d.arm(now, rearmAt(cur, now))
+				}
 				return
 			}
 			if d.dl.CompareAndSwap(cur, expired) {

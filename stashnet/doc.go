@@ -88,13 +88,22 @@
 //
 // # Tests on fake time
 //
-// The WithWheel option puts a connection's deadlines and idle timeout on a
-// stashtime Wheel of the caller's, measured by that wheel's clock. On a
-// Wheel over a stashtime.ManualClock, a test advances the clock, calls
-// Wheel.Sync, and sees deadlines pass and connections idle out with no
-// real waiting (see the example). There the idle timer stamps activity
-// with a reading of the manual clock, exactly, rather than with the coarse
-// clock, which follows the system clock.
+// Inside a testing/synctest bubble, a connection wrapped there runs on
+// the bubble's clock, as package net's do: a deadline 5 s ahead passes
+// after exactly 5 s of the bubble's time, and an idle timeout of 30 s
+// closes the connection 30 s after its last activity, with no real
+// waiting.
+//
+// The WithWheel option puts a connection's deadlines and idle timeout on
+// the stashtime.Timers that production code takes (stashtime.Default()
+// there), measured by their clock. On a Wheel over a
+// stashtime.ManualClock (stashtest.New makes one), a test advances the
+// clock, calls Wheel.Settle (or stashtest's Advance, which does both), and
+// sees deadlines pass and connections idle out with no real waiting (see
+// the example). There the idle timer stamps activity with a reading of
+// the manual clock, exactly, rather than with the coarse clock, which
+// follows the system clock, and a timer re-armed while the test moves the
+// clock on keeps its instant.
 //
 // # Counters
 //

@@ -26,7 +26,11 @@ import (
 //
 // On a wheel whose clock is not the system's (WithWheel over a
 // ManualClock), which the coarse clock does not follow, the stamp is a
-// reading of that clock instead, exact, and the bound is the stamp itself.
+// reading of that clock instead, exact, and the bound is the stamp itself;
+// the timer is armed for the instant the connection would be idle, with
+// no grid and no hops, and the instant is kept whoever moves the clock
+// (see timeSource.armAt). A connection wrapped inside a testing/synctest
+// bubble is on the bubble's clock, exact likewise.
 type idler struct {
 	c     *conn
 	src   *timeSource // nil: the process-wide wheel
@@ -78,12 +82,7 @@ func (i *idler) start() {
 	}
 	i.mu.Lock()
 	now := i.src.now()
-	at := gridDown(now+int64(i.d), i.off)
-	if at <= now {
-		at = now + int64(i.d)
-	}
-	i.at = min(at, now+epoch.Span/2)
-	i.timer = i.src.afterFunc(time.Duration(i.at-now), i.fire)
+	i.timer = i.src.armAt(nil, i.fire, now, i.next(now, now+int64(i.d)))
 	i.mu.Unlock()
 }
 
@@ -143,16 +142,12 @@ func (i *idler) fire() {
 	d := int64(i.d)
 	if due := max(bound, i.movedAt) + d; due > now && (!i.watching || bound+d > now) {
 		i.watching = false
-		at := gridDown(due, i.off)
-		if at <= now {
-			at = due
-		}
-		i.rearm(now, at)
+		i.timer = i.src.armAt(i.timer, nil, now, i.next(now, due))
 		i.mu.Unlock()
 		return
 	}
 	if at, ok := i.watch(now); ok {
-		i.rearm(now, at)
+		i.timer = i.src.armAt(i.timer, nil, now, i.hop(now, at))
 		i.mu.Unlock()
 		return
 	}
@@ -169,11 +164,33 @@ func (i *idler) fire() {
 	_ = i.c.self.Close()
 }
 
-// rearm arms the timer for at, or back within half the span the epochs
-// are remembered for, while a newer stamp still resolves. mu is held.
-func (i *idler) rearm(now, at int64) {
-	i.at = min(at, now+epoch.Span/2)
-	i.timer.Reset(time.Duration(i.at - now))
+// next returns when the timer fires next, at now, for a connection idle
+// from due on, and records it in i.at: the last point before due of the
+// grid shifted by off, or due itself with none left, or earlier still as
+// hop has it. With exact, there are no wake-ups to share and no epochs to
+// resolve: due itself. mu is held.
+func (i *idler) next(now, due int64) int64 {
+	if i.exact {
+		i.at = due
+		return due
+	}
+	at := gridDown(due, i.off)
+	if at <= now {
+		at = due
+	}
+	return i.hop(now, at)
+}
+
+// hop returns at, or, without exact, a point within half the span the
+// epochs are remembered for, while a newer stamp still resolves; the
+// timer fires then and re-arms for the rest. It records the result in
+// i.at. mu is held.
+func (i *idler) hop(now, at int64) int64 {
+	if !i.exact {
+		at = min(at, now+epoch.Span/2)
+	}
+	i.at = at
+	return at
 }
 
 // watch is called when the connection has been idle by its Reads and

@@ -68,8 +68,53 @@ func recv(t *testing.T, errc <-chan error) error {
 func TestWithWheelNilAndDefaultAreTheProcessWheel(t *testing.T) {
 	require.Nil(t, buildOptions([]Option{WithWheel(nil)}).src)
 	require.Nil(t, buildOptions([]Option{WithWheel(stashtime.Default())}).src)
+	require.Nil(t, buildOptions([]Option{WithWheel((*stashtime.Wheel)(nil))}).src)
 	w, _ := newManualWheel(t)
 	require.NotNil(t, buildOptions([]Option{WithWheel(w)}).src)
+}
+
+// nowOnly is a Timers that tells no Clock: a wrapper of a wheel's
+// methods, with the wheel's Clock method hidden.
+type nowOnly struct{ stashtime.Timers }
+
+// WithWheel takes any Timers, as the code under test does: on one that
+// tells no Clock, the deadlines and the idle timeout read its Now, and
+// still pass at their instant on a manual wheel.
+func TestWithWheelTimers(t *testing.T) {
+	w, clk := newManualWheel(t)
+	src := buildOptions([]Option{WithWheel(nowOnly{w})}).src
+	require.True(t, src.exact())
+	require.Zero(t, src.now())
+	a, peer := net.Pipe()
+	idled := make(chan struct{})
+	c := WrapConn(a, WithWheel(nowOnly{w}), IdleTimeout(time.Minute), OnIdle(func(nc net.Conn) {
+		close(idled)
+		nc.Close()
+	}))
+	t.Cleanup(func() { c.Close(); peer.Close() })
+	require.NoError(t, c.SetReadDeadline(w.Now().Add(5*time.Second)))
+	errc := readErr(c)
+	clk.Advance(5*time.Second - 1)
+	w.Settle()
+	pending(t, errc, "1ns before the deadline")
+	clk.Advance(1)
+	w.Settle()
+	require.ErrorIs(t, recv(t, errc), os.ErrDeadlineExceeded)
+
+	clk.Advance(time.Minute - 5*time.Second - 1)
+	w.Settle()
+	select {
+	case <-idled:
+		t.Fatal("idle 1ns before the timeout")
+	default:
+	}
+	clk.Advance(1)
+	w.Settle()
+	select {
+	case <-idled:
+	default:
+		t.Fatal("not idle at the timeout")
+	}
 }
 
 // A deadline on a manual wheel passes when the wheel's clock reaches it,

@@ -6,41 +6,60 @@ import "github.com/stashgo/stash/internal/clock"
 // under an unexported field name.
 type manual = clock.Manual
 
-// A ManualClock is a Clock that moves only when told to (Advance, Set). A
-// Wheel on a ManualClock fires timers only as it advances; call Wheel.Sync
-// after advancing to wait until everything then due has fired, or
-// Wheel.Settle to wait for the AfterFunc callbacks it started to return
-// too. Its readings
-// are nanoseconds since the start given to NewManualClock, and Time turns
-// one into the Time it stands for. It is safe for concurrent use.
+// A ManualClock is a Clock that moves only when told to: Advance moves it
+// by a Duration, AdvanceTo to a Time, and Current tells the Time it reads.
+// A Wheel on a ManualClock fires timers only as it advances; call
+// Wheel.Sync after advancing to wait until everything then due has fired,
+// or Wheel.Settle to wait for the AfterFunc callbacks it started to return
+// too (package stashtest does both in one call). It never moves back, and
+// stops one short of math.MaxInt64 nanoseconds after its start rather than
+// wrap. It is safe for concurrent use.
+//
+// As a Clock, its readings (Now) are nanoseconds since the start given to
+// NewManualClock, and Time turns one into the Time it stands for; code
+// outside a Wheel has no need of them.
 type ManualClock struct {
 	*manual
 }
 
-// NewManualClock returns a ManualClock reading 0, which stands for start.
+// NewManualClock returns a ManualClock that reads start.
 func NewManualClock(start Time) *ManualClock {
 	c := clock.NewManual(0)
 	c.Epoch = start
 	return &ManualClock{c}
 }
 
-// Now returns the clock's reading: nanoseconds since the start it was made
-// with, moved only by Advance and Set.
+// Current returns the Time the clock reads: the start it was made with,
+// moved on by Advance and AdvanceTo. It is Time(Now()).
+func (c *ManualClock) Current() Time { return c.manual.Time(c.manual.Now()) }
+
+// Advance moves the clock forward by d and wakes whatever sleeps until a
+// reading it reaches, a Wheel's driver among them. A negative d is
+// ignored: the clock never moves back. The clock stops one short of
+// math.MaxInt64 nanoseconds after its start, the deadline that stands for
+// never, rather than wrap.
+func (c *ManualClock) Advance(d Duration) { c.manual.Advance(d) }
+
+// AdvanceTo moves the clock forward to t, as Advance(t.Sub(c.Current()))
+// does: a t no later than the clock's Time is ignored, and one beyond
+// where Advance stops moves it that far.
+func (c *ManualClock) AdvanceTo(t Time) {
+	c.manual.Set(int64(t.Sub(c.manual.Epoch))) // Sub saturates; Set clamps
+}
+
+// Now returns the clock's reading as a Clock, in nanoseconds since its
+// start; Current returns it as a Time.
 func (c *ManualClock) Now() int64 { return c.manual.Now() }
 
 // Time returns the Time that reading mono stands for: the start the clock
 // was made with, plus mono nanoseconds.
 func (c *ManualClock) Time(mono int64) Time { return c.manual.Time(mono) }
 
-// Advance moves the clock forward by d and wakes whatever sleeps until a
-// reading it reaches, a Wheel's driver among them. A negative d is
-// ignored: the clock never moves back. The clock stops one short of
-// math.MaxInt64, the deadline that stands for never, rather than wrap.
-func (c *ManualClock) Advance(d Duration) { c.manual.Advance(d) }
-
-// Set moves the clock forward to reading t (nanoseconds since the start),
-// as Advance does, and no further than Advance can; a t earlier than the
-// current reading is ignored.
+// Set moves the clock forward to reading t, in nanoseconds since its
+// start, as AdvanceTo does to a Time.
+//
+// Deprecated: Use AdvanceTo, which takes the Time. Set remains while the
+// wheel's own tests, which keep readings, still call it.
 func (c *ManualClock) Set(t int64) { c.manual.Set(t) }
 
 // Until returns a channel that is closed once the clock reads at least
