@@ -71,11 +71,12 @@
 //
 // # Lock order
 //
-// The consumer role (Wheel.consumer), then an entry's mu, then an intake
-// shard's mu. Producers take an entry's mu and then a shard's, and take the
-// role only by TryLock (help), never while holding an entry's mu. syncMu
-// and the callbacks' mu are taken alone. An entry's dl changes without mu
-// only by the CAS of resetLater, while the entry is open.
+// The consumer role (Wheel.consumer) or the intake's sweepMu, then an
+// entry's mu, then an intake shard's mu. Producers take an entry's mu and
+// then a shard's, and take the role only by TryLock (help), never while
+// holding an entry's mu. syncMu and the callbacks' mu are taken alone.
+// An entry's dl changes without mu only by the CAS of resetLater, while
+// the entry is open.
 //
 // # Tuning constants
 //
@@ -98,8 +99,7 @@
 //	maxSleep         1 s        bounds one sleep in the kernel
 //	peepMax          64         buckets this sparse are peeped rather than walked early
 //	walkCost         200 ns     a generous walk cost per holder, to start pre-walks in time
-//	maxAhead         500 ms     the earliest a pre-walk starts
-//	lookMin          1 ms       below it a growing backlog is not looked at again
+//	maxAhead         500 ms     the earliest a pre-walk starts, and when a backlog is read again
 //	catchUpBeyond    1 ms       late by this, the driver fires the next batch without a yield
 //	parkSpins        16         yields before the driver sleeps for a reserved slot
 //	parkWait         20 µs      then its sleep

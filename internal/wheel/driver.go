@@ -49,12 +49,6 @@ type driver struct {
 	// ahead is the start of the bucket to pre-walk from the clock reading
 	// aheadAt on; aheadAt is math.MaxInt64 when there is none.
 	ahead, aheadAt int64
-	// look is what wakeFor last saw of the first bucket holding anything:
-	// the bucket, its backlog then, and when to look at it again.
-	look struct {
-		bucket, at int64
-		backlog    int
-	}
 
 	heldFor   int   // passes in a row held back by a reserved slot
 	lastFired int64 // the deadline of the last timer a pass fired
@@ -161,7 +155,6 @@ func (d *driver) pass() (more bool, fired int, held bool) {
 	through := d.walkEnd(now)
 	if now >= d.aheadAt {
 		through = max(through, d.ahead)
-		d.look.backlog = 0 // what wakeFor saw is walked: a backlog found later is new
 	}
 	n, cut := 0, false
 	for b, e := range w.store.Walk(uint64(max(now, through)) + 1) {

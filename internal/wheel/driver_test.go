@@ -19,8 +19,7 @@ import (
 // bucket, filed out of deadline order, on a manual clock with MaxBatch 16. The
 // driver sees the first few timers filed, and the rest are filed without
 // waking it. It looks at the bucket again maxAhead before it (checked for
-// the timers 900 ms ahead; for a growing backlog it also looks halfway,
-// which depends on what its last look saw and is not checked), pre-walks it
+// the timers 900 ms ahead), pre-walks it
 // on its own once the clock enters the window before it (walking it then
 // takes hundreds of passes), and fires nothing early. When the first deadline comes, the timer due then fires
 // within a few passes; every timer, including one stopped and one reset

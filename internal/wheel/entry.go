@@ -45,7 +45,7 @@ const (
 	noHolder     holder = iota
 	storeHolder         // a slot in the store, in bucket loc
 	heapHolder          // an item in the driver's near heap, keyed by when
-	intakeHolder        // a listing on a unfiled list of the intake (see intake.go)
+	intakeHolder        // a listing on an unfiled list of the intake (see intake.go)
 )
 
 // isChan reports whether e is a channel timer (not a ticker).
@@ -99,7 +99,7 @@ func (e *Entry) isChan() bool { return e.kind == kindChan }
 //	weak          handle    no                      none
 //
 // A timer is listed to be weakened once: a toWeaken listing is never
-// appended for an entry in unfiled or toWeaken, and a unfiled listing stands
+// appended for an entry in unfiled or toWeaken, and an unfiled listing stands
 // for one only while it is the live holder. A closed wheel lists nothing,
 // so a timer started as it closes stays strong.
 //
@@ -167,7 +167,7 @@ func (e *Entry) lock() {
 // unlock opens the entry if a later deadline can be stored in place, and
 // releases e.mu. That is so when it is armed, its live holder is a store
 // slot (which lies at or before the deadline, so it is examined no later
-// than any later one) or a unfiled listing (whose drain files it by its
+// than any later one) or an unfiled listing (whose drain files it by its
 // deadline then), and storing a later deadline needs no other change: it
 // is a timer (a ticker's Reset takes the lock) that is not a channel timer
 // held strongly and not listed to be weakened, which a far deadline would

@@ -59,7 +59,7 @@ import (
 // drops a stale unfiled listing, the sweep a stale toWeaken one. Arming a
 // timer far again before the drain meets its unfiled listing revives that
 // listing (relist, through entry.loc) rather than append another, so the
-// Stop-then-Reset idiom does not grow the lists. A unfiled list that grows
+// Stop-then-Reset idiom does not grow the lists. An unfiled list that grows
 // to intakeWake wakes the driver, and a full one takes no more: the
 // producer files its timer in the store itself.
 //
@@ -91,7 +91,7 @@ type intake struct {
 	filed []*Entry // the timers a drain has filed, held for toWeaken; the consumer's
 
 	sweepMu sync.Mutex // one sweep at a time goes through unfiled, with batch
-	batch   []*Entry   // the sweep's copy of a unfiled list
+	batch   []*Entry   // the sweep's copy of an unfiled list
 }
 
 // An intakeShard is one P's lists, on lines of its own. Its lock is never
@@ -112,7 +112,7 @@ type intakeShard struct {
 
 const (
 	intakeAhead = 1 << 26 // about 67 ms: nearer timers are filed at once
-	intakeWake  = 1024    // a unfiled list this long wakes the driver to drain it
+	intakeWake  = 1024    // an unfiled list this long wakes the driver to drain it
 	intakeCap   = 1 << 16 // a full unfiled list takes no more until drained
 	maxSpare    = 4096    // the longest toWeaken list kept for reuse
 )

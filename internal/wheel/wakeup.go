@@ -54,10 +54,10 @@ import (
 // What the consumer does to the timers themselves (the walk's re-filing,
 // the drain, a ticker's re-arm, compaction) it does while it holds the role,
 // before it computes next, and needs nothing more. Everything else only
-// makes the driver wake sooner than the rule asks: maxSleep, looking again
-// at a growing backlog, pre-walking, the count of timers filed into a
-// peeped bucket, and the wake-ups producers ask for to have the intake
-// drained. With no timer pending for maxSleep, next is NoDeadline and the
+// makes the driver wake sooner than the rule asks: maxSleep, reading a
+// bucket's backlog again maxAhead before it, pre-walking, the count of
+// timers filed into a peeped bucket, and the wake-ups producers ask for to
+// have the intake drained. With no timer pending for maxSleep, next is NoDeadline and the
 // driver parks; the first producer to arm a timer then lowers the armed
 // instant from there.
 //
@@ -313,8 +313,7 @@ const maxSleep = int64(time.Second)
 // estimate of the walk's time (never before now), so that the near heap
 // holds all of it by its first deadline. A producer filing into b does not
 // wake the driver then, so the backlog may grow unseen: the driver looks
-// again halfway to b each time it finds a backlog of more than one new or
-// grown (down to lookMin before b), and in any case maxAhead before b.
+// again maxAhead before b.
 func (d *driver) wakeFor(b, now int64) int64 {
 	w := d.w
 	// Count the filings from here on, so that none between the backlog's
@@ -325,7 +324,6 @@ func (d *driver) wakeFor(b, now int64) int64 {
 	if n <= min(peepMax, 4*w.maxBatch) {
 		if t, ok := d.peepWake(b, now); ok {
 			w.peepEnd.Store(addSat(t, w.lookahead+w.bucket))
-			d.look.bucket, d.look.backlog, d.look.at = b, n, 0
 			if b-maxAhead > now {
 				t = min(t, b-maxAhead)
 			}
@@ -340,15 +338,6 @@ func (d *driver) wakeFor(b, now int64) int64 {
 	if n > 4*w.maxBatch && lead > 0 {
 		d.ahead, d.aheadAt = b, max(b-lead, now)
 		wake = min(wake, d.aheadAt)
-	}
-	if b != d.look.bucket || n > d.look.backlog {
-		d.look.bucket, d.look.backlog, d.look.at = b, n, 0
-		if n > 1 && b-now > 2*lookMin {
-			d.look.at = now + (b-now)/2
-		}
-	}
-	if d.look.at > now {
-		wake = min(wake, d.look.at)
 	}
 	if b-maxAhead > now {
 		wake = min(wake, b-maxAhead)
@@ -427,9 +416,6 @@ const (
 	// holder into the near heap.
 	walkCost = 200 // ns
 	// maxAhead bounds how long before a bucket starts the driver pre-walks
-	// it.
+	// it, and is when it looks at the bucket's backlog again.
 	maxAhead = int64(500 * time.Millisecond)
-	// lookMin is how close to a bucket's start the driver stops looking
-	// again at a growing backlog.
-	lookMin = int64(time.Millisecond)
 )

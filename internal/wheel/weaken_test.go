@@ -309,7 +309,7 @@ func TestWeakenEager(t *testing.T) {
 	}
 }
 
-// A sweep that runs while a drain goes through a unfiled list weakens the
+// A sweep that runs while a drain goes through an unfiled list weakens the
 // timers the drain has yet to meet and the ones it has filed and holds for
 // toWeaken, whose toWeaken listing then goes stale: the next sweep neither
 // weakens it again nor counts it for eagerness.

@@ -36,10 +36,7 @@ var ErrClosed = errors.New("stashtime: wheel closed")
 // A Wheel is the engine: the store, the intake, the near heap and the
 // driver, and the counters they keep.
 //
-// Lock order: the consumer role (Wheel.consumer), then an entry's mu, then
-// an intake shard's mu; syncMu and the callbacks' mu are taken alone.
-// Producers take an entry's mu, then a shard's, and never the role but
-// through TryLock (help).
+// See the package documentation for the lock order.
 type Wheel struct {
 	// Set by New, read by everyone, written by no one.
 	clock    clock.Clock
