@@ -92,7 +92,7 @@ func ExampleManualClock() {
 	for _, step := range []stashtime.Duration{5 * stashtime.Millisecond, 10 * stashtime.Millisecond, 30 * stashtime.Minute, 30 * stashtime.Minute} {
 		clk.Advance(step)
 		w.Sync()
-		fmt.Printf("at +%v:\n", clk.Time(clk.Now()).Sub(start))
+		fmt.Printf("at +%v:\n", clk.Current().Sub(start))
 		receive("soon", soon.C)
 		receive("later", later.C)
 		receive("ticker", tk.C)

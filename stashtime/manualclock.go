@@ -55,13 +55,6 @@ func (c *ManualClock) Now() int64 { return c.manual.Now() }
 // was made with, plus mono nanoseconds.
 func (c *ManualClock) Time(mono int64) Time { return c.manual.Time(mono) }
 
-// Set moves the clock forward to reading t, in nanoseconds since its
-// start, as AdvanceTo does to a Time.
-//
-// Deprecated: Use AdvanceTo, which takes the Time. Set remains while the
-// wheel's own tests, which keep readings, still call it.
-func (c *ManualClock) Set(t int64) { c.manual.Set(t) }
-
 // Until returns a channel that is closed once the clock reads at least
 // deadline, and a function that gives up the wait if the caller stops
 // waiting first (harmless after the channel is closed). A Wheel's poller
