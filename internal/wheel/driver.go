@@ -149,10 +149,12 @@ func (d *driver) pass() (more bool, fired int, held bool) {
 	if w.onPass != nil && w.system {
 		w.onPass(now)
 	}
+	// The walk takes every bucket up to the one starting at through, and
+	// the drain files the intake's timers as the walk does: in the near
+	// heap if the walk reaches their deadline, in the store otherwise.
 	// Nothing listed in the intake is due by now: its floor lies beyond.
-	w.intake.drain(w, now)
-	// The walk takes every bucket up to the one starting at through.
 	through := d.walkEnd(now)
+	w.intake.drain(now, func(e *Entry) { d.take(e, now, through) })
 	if now >= d.aheadAt {
 		through = max(through, d.ahead)
 	}
@@ -251,9 +253,17 @@ func (d *driver) examine(e *Entry, b, now, through int64) {
 	case !e.pending:
 		e.unhold()
 	default:
-		if it, near := d.refile(e, now, through); near {
-			d.taken = append(d.taken, it)
-		}
+		d.take(e, now, through)
 	}
 	e.unlock()
+}
+
+// take gives e, pending, a holder in a pass that walks up to the bucket
+// starting at through: it re-files e in the store, or keeps it for the
+// near heap (see pass). e.mu is held.
+func (d *driver) take(e *Entry, now, through int64) {
+	mustHold(e)
+	if it, near := d.refile(e, now, through); near {
+		d.taken = append(d.taken, it)
+	}
 }

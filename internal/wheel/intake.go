@@ -254,17 +254,14 @@ func (in *intake) waiting() bool {
 }
 
 // drain raises the floor to now plus intakeAhead and nearFloor to now,
-// gives every timer listed to be filed that is still listed and pending a
-// holder (refile: the near heap if the walk at now reaches its deadline,
-// the store otherwise), moves the ones listed to be weakened as well to
-// toWeaken (or, eager, weakens them), and returns the floor. Only the
-// consumer calls it.
-func (in *intake) drain(w *Wheel, now int64) int64 {
+// hands every timer listed to be filed that is still listed and pending
+// to file, under its lock, to be given a holder, moves the ones listed to
+// be weakened as well to toWeaken (or, eager, weakens them), and returns
+// the floor. Only the consumer calls it.
+func (in *intake) drain(now int64, file func(e *Entry)) int64 {
 	floor := addSat(now, intakeAhead)
 	in.floor.Store(floor)
 	in.nearFloor.Store(now)
-	d := w.drv
-	through := d.walkEnd(now)
 	eager := in.eager.Load()
 	budget := eagerMax
 	for i := range in.shards {
@@ -283,9 +280,7 @@ func (in *intake) drain(w *Wheel, now int64) int64 {
 			e.lock()
 			switch {
 			case e.holder == intakeHolder && e.pending:
-				if it, near := d.refile(e, now, through); near {
-					d.taken = append(d.taken, it) // see pass
-				}
+				file(e)
 				if e.chanRef == refUnfiled {
 					e.chanRef = refToWeaken
 					if eager && budget > 0 && rand.Uint32()%eagerSample != 0 {

@@ -78,7 +78,8 @@ func TestIntakeDrain(t *testing.T) {
 	if got := in.listUnfiled(far, 0, false); got != listed {
 		t.Fatalf("listUnfiled = %d", got)
 	}
-	floor := in.drain(w, now)
+	through := w.drv.walkEnd(now)
+	floor := in.drain(now, func(e *Entry) { w.drv.take(e, now, through) })
 	if floor != now+intakeAhead || in.floor.Load() != floor {
 		t.Errorf("floor %d (stored %d), want %d", floor, in.floor.Load(), now+intakeAhead)
 	}
