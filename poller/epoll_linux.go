@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -32,17 +31,11 @@ type epollPoller struct {
 	fdsClosed atomic.Bool
 	cleanup   runtime.Cleanup // closes the descriptors of a poller dropped unclosed
 
-	// armMu guards armed, sleepTo and sched, which the waiter and Defer
-	// change, and the calls on timer.
-	armMu   sync.Mutex
-	armed   int64 // the deadline the timerfd is armed for; 0 if none
-	sleepTo int64 // the deadline the waiter sleeps toward; 0 if none
-	sched   bool  // the waiter sleeps on timer, not in epoll_wait
+	// Owned by the waiter.
+	armed int64 // the deadline the timerfd is armed for; 0 if none
 	// timer is the runtime timer a sleep on the scheduler waits for (see
 	// waitScheduled); created by the first such sleep.
-	timer *time.Timer
-
-	// Owned by the waiter.
+	timer  *time.Timer
 	events [2]unix.EpollEvent
 	buf    [8]byte
 	crowd  crowding
@@ -204,22 +197,16 @@ func (p *epollPoller) Wait(deadline int64) error {
 		}
 		return nil
 	}
-	// One reading of the Ps per Wait, however many times Defer or a stale
-	// signal sends it back to sleep: crowding counts sleeps.
+	// One reading of the Ps per Wait, however many times a stale signal
+	// sends it back to sleep: crowding counts sleeps.
 	how := p.crowd.check()
 	if how == waitOnTimer {
 		return p.waitScheduled(deadline)
 	}
-	p.armMu.Lock()
-	err := p.arm(deadline)
-	p.sleepTo = deadline
-	p.armMu.Unlock()
-	if err != nil {
-		p.setSleep(0)
+	if err := p.arm(deadline); err != nil {
 		return err
 	}
 	p.mode.Store(modeFD)
-	defer p.setSleep(0)
 	for {
 		if p.closed.Load() {
 			p.mode.Store(modeIdle)
@@ -237,7 +224,6 @@ func (p *epollPoller) Wait(deadline int64) error {
 			return fmt.Errorf("poller: epoll_wait: %w", err)
 		}
 		now := clock.Mono() // on a P again, maybe after a wait for one
-		p.armMu.Lock()
 		for _, ev := range p.events[:n] {
 			if int(ev.Fd) == p.tfd {
 				p.armed = 0 // expired: a one-shot timer disarms itself
@@ -245,18 +231,14 @@ func (p *epollPoller) Wait(deadline int64) error {
 			}
 			p.drain(int(ev.Fd))
 		}
-		deadline = p.sleepTo // Defer may have moved it
 		if now >= deadline {
-			p.armMu.Unlock()
 			break
 		}
-		if p.armed == 0 { // moved by Defer, or expired before the clock agreed
-			err = p.arm(deadline)
-		}
-		p.armMu.Unlock()
-		if err != nil {
-			p.mode.Store(modeIdle)
-			return err
+		if p.armed == 0 { // expired before the clock agreed
+			if err := p.arm(deadline); err != nil {
+				p.mode.Store(modeIdle)
+				return err
+			}
 		}
 	}
 	p.finish()
@@ -294,45 +276,9 @@ const handOffBeyond = int64(5 * time.Millisecond)
 // crowding_linux.go).
 func (p *epollPoller) Crowded() bool { return p.crowd.scheduled() }
 
-// setSleep sets the deadline the waiter sleeps toward.
-func (p *epollPoller) setSleep(deadline int64) {
-	p.armMu.Lock()
-	p.sleepTo = deadline
-	p.armMu.Unlock()
-}
-
-// Defer moves the wake-up of a waiter asleep toward from to the later to,
-// and reports whether it did: it re-arms the timerfd, which costs the
-// caller one system call, or the runtime timer, and spares the waiter a
-// wake-up.
-func (p *epollPoller) Defer(from, to int64) bool {
-	if to <= from || !p.acquire() {
-		return false
-	}
-	defer p.release()
-	p.armMu.Lock()
-	defer p.armMu.Unlock()
-	if p.sleepTo != from {
-		return false
-	}
-	if p.sched {
-		p.sleepTo = to
-		p.timer.Reset(time.Duration(to - clock.Mono()))
-		return true
-	}
-	if p.mode.Load() != modeFD {
-		return false
-	}
-	if p.arm(to) != nil {
-		return false // the waiter wakes at from, as it would have
-	}
-	p.sleepTo = to
-	return true
-}
-
 // arm sets the timerfd to expire at deadline (CLOCK_MONOTONIC ns), unless it
 // is already armed for it. Setting the timer also clears an expiration not
-// yet read. p.armMu is held.
+// yet read. Only the waiter calls it.
 func (p *epollPoller) arm(deadline int64) error {
 	if p.armed == deadline {
 		return nil

@@ -85,18 +85,6 @@ type Poller interface {
 	Kind() string
 }
 
-// A Deferrer is a Poller whose waiter's wake-up another goroutine can put
-// off, when that goroutine has done the work the waiter would have woken
-// for. The Linux poller is one.
-type Deferrer interface {
-	// Defer moves the wake-up of a waiter asleep toward the deadline from
-	// to the later deadline to, and reports whether it did. It does
-	// nothing if the waiter is not asleep toward from (it is awake, or
-	// sleeps toward another deadline). A Wake still wakes the waiter at
-	// once.
-	Defer(from, to int64) bool
-}
-
 // A Crowder is a Poller that sleeps through the scheduler while the Ps are
 // crowded. The Linux poller is one.
 type Crowder interface {

@@ -19,24 +19,16 @@ import (
 // P while it sleeps. The price is the runtime's precision, which in a
 // crowded process is the scheduler's anyway.
 func (p *epollPoller) waitScheduled(deadline int64) error {
-	p.armMu.Lock()
-	p.sleepTo, p.sched = deadline, true
 	if p.timer == nil {
 		p.timer = time.NewTimer(time.Duration(deadline - clock.Mono()))
 	} else {
 		p.timer.Reset(time.Duration(deadline - clock.Mono()))
 	}
-	timerC, fired := p.timer.C, false
-	p.armMu.Unlock()
+	// Leave no runtime timer behind: a pending one would hide a deadlock
+	// from the runtime.
+	defer p.timer.Stop()
 	p.mode.Store(modeChan)
-	defer func() {
-		p.armMu.Lock()
-		// Leave no runtime timer behind: a pending one would hide a
-		// deadlock from the runtime.
-		p.timer.Stop()
-		p.sleepTo, p.sched = 0, false
-		p.armMu.Unlock()
-	}()
+	fired := false
 	for {
 		if p.closed.Load() {
 			p.mode.Store(modeIdle)
@@ -45,23 +37,19 @@ func (p *epollPoller) waitScheduled(deadline int64) error {
 		if p.pending.Load() {
 			break
 		}
-		p.armMu.Lock()
-		deadline = p.sleepTo // Defer may have moved it, and the timer with it
 		now := clock.Mono()
-		if fired && now < deadline {
-			// The runtime's clock reads a little ahead of ours, or the
-			// timer fired for a deadline Defer has moved since.
-			p.timer.Reset(time.Duration(deadline - now))
-			fired = false
-		}
-		p.armMu.Unlock()
 		if now >= deadline {
 			break
+		}
+		if fired {
+			// The runtime's clock reads a little ahead of ours.
+			p.timer.Reset(time.Duration(deadline - now))
+			fired = false
 		}
 		select {
 		case <-p.ch: // maybe stale: re-check pending
 		case <-p.done:
-		case <-timerC:
+		case <-p.timer.C:
 			fired = true
 		}
 	}

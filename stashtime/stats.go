@@ -21,15 +21,15 @@ type Stats struct {
 	Fired    int64 // firings, ticks included
 	Stopped  int64 // Stop or Reset calls that disarmed a pending timer
 	Overflow int   // deadlines waiting beyond the store's span (the overflow area's size)
-	Walks    int64 // passes: walks of the store, each firing what is due (the driver's and Helped)
+	Walks    int64 // passes of the driver: walks of the store, each firing what is due
 	// Sleeps of the driver's poller that ended (a deadline came, or a
-	// producer or Sync woke it): Walks less Helped less Wakes is the
-	// passes the driver ran without sleeping in between.
+	// producer or Sync woke it): Walks less Wakes is the passes the
+	// driver ran without sleeping in between.
 	Wakes int64
-	// Helped counts the passes run by goroutines other than the driver's,
-	// which found a timer due while the driver was not running (see the
-	// package documentation on who fires timers), and HelpedFired the
-	// timers they fired: Fired less HelpedFired the driver fired.
+	// Helped and HelpedFired are always 0.
+	//
+	// Deprecated: only the driver fires timers now; goroutines that
+	// found timers due used to run passes, which these counted.
 	Helped, HelpedFired int64
 	Cleans              int64 // store reclamations
 	Compacts            int64 // compactions of the store slots that Stop and Reset emptied
@@ -95,8 +95,6 @@ func (w *Wheel) Stats() Stats {
 		Overflow:     c.Overflow,
 		Walks:        c.Walks,
 		Wakes:        c.Wakes,
-		Helped:       c.Helped,
-		HelpedFired:  c.HelpedFired,
 		Cleans:       c.Cleans,
 		Compacts:     c.Compacts,
 		PollerErrors: c.PollerErrors,

@@ -14,7 +14,6 @@
 //	stashtime_timers_live              gauge      timers armed, not yet fired or stopped
 //	stashtime_timers_fired_total       counter    firings, ticks included
 //	stashtime_timers_stopped_total     counter    Stop and Reset calls that disarmed a pending timer
-//	stashtime_helped_passes_total      counter    passes run by goroutines other than the driver
 //	stashtime_driver_wakes_total       counter    sleeps of the driver that ended
 //	stashtime_lateness_seconds         histogram  how long after its deadline each firing came
 //
@@ -50,9 +49,9 @@ var LatenessBounds = func() []time.Duration {
 
 // A Collector is a prometheus.Collector of one wheel's Stats.
 type Collector struct {
-	w                                   *stashtime.Wheel
-	live, fired, stopped, helped, wakes *prometheus.Desc
-	lateness                            *prometheus.Desc
+	w                           *stashtime.Wheel
+	live, fired, stopped, wakes *prometheus.Desc
+	lateness                    *prometheus.Desc
 }
 
 // NewCollector returns a Collector of w's metrics, each with the constant
@@ -68,7 +67,6 @@ func NewCollector(w *stashtime.Wheel, l prometheus.Labels) *Collector {
 		live:     desc("timers_live", "Timers armed and not yet fired or stopped."),
 		fired:    desc("timers_fired_total", "Timer firings, ticks included."),
 		stopped:  desc("timers_stopped_total", "Stop or Reset calls that disarmed a pending timer."),
-		helped:   desc("helped_passes_total", "Passes over the wheel run by goroutines other than its driver, which found timers due while the driver was not running."),
 		wakes:    desc("driver_wakes_total", "Sleeps of the wheel's driver that ended: a deadline came, or a producer woke it."),
 		lateness: desc("lateness_seconds", "How long after its deadline each timer fired."),
 	}
@@ -76,7 +74,7 @@ func NewCollector(w *stashtime.Wheel, l prometheus.Labels) *Collector {
 
 // Describe sends the descriptors of the Collector's metrics.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.live, c.fired, c.stopped, c.helped, c.wakes, c.lateness} {
+	for _, d := range []*prometheus.Desc{c.live, c.fired, c.stopped, c.wakes, c.lateness} {
 		ch <- d
 	}
 }
@@ -87,7 +85,6 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.live, prometheus.GaugeValue, float64(s.Live))
 	ch <- prometheus.MustNewConstMetric(c.fired, prometheus.CounterValue, float64(s.Fired))
 	ch <- prometheus.MustNewConstMetric(c.stopped, prometheus.CounterValue, float64(s.Stopped))
-	ch <- prometheus.MustNewConstMetric(c.helped, prometheus.CounterValue, float64(s.Helped))
 	ch <- prometheus.MustNewConstMetric(c.wakes, prometheus.CounterValue, float64(s.Wakes))
 	count, buckets := cumulative(s.Lateness, LatenessBounds)
 	ch <- prometheus.MustNewConstHistogram(c.lateness, count, s.Lateness.Sum.Seconds(), buckets)

@@ -53,7 +53,6 @@ func ExampleNewCollector() {
 	}
 
 	// Output:
-	// stashtime_helped_passes_total: 0
 	// stashtime_lateness_seconds: 1 firings, 0.001s in all
 	// stashtime_timers_fired_total: 1
 	// stashtime_timers_live: 1

@@ -1,8 +1,7 @@
 // Command expvarstats publishes the counters of stashtime's process-wide
 // wheel (Wheel.Stats) through package expvar, which is how an operator sees
 // that the wheel keeps up: Live, Fired, Walks (passes), Wakes (the driver's
-// sleeps that ended), Helped and HelpedFired (passes run and timers fired
-// by goroutines that found the driver late), Overflow, and the lateness
+// sleeps that ended), Overflow, and the lateness
 // percentiles with the histogram they come from (Lateness), as JSON at
 // /debug/vars.
 //

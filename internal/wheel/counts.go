@@ -3,12 +3,12 @@ package wheel
 // Counts is a snapshot of a Wheel's counters; stashtime.Stats documents
 // each.
 type Counts struct {
-	Live, Fired, Stopped              int64
-	Overflow                          int
-	Walks, Wakes, Helped, HelpedFired int64
-	Cleans, Compacts, PollerErrors    int64
-	Lateness                          [LateBuckets]uint64
-	LatenessSum                       int64
+	Live, Fired, Stopped           int64
+	Overflow                       int
+	Walks, Wakes                   int64
+	Cleans, Compacts, PollerErrors int64
+	Lateness                       [LateBuckets]uint64
+	LatenessSum                    int64
 }
 
 // Counts returns a snapshot of the wheel's counters.
@@ -20,8 +20,6 @@ func (w *Wheel) Counts() Counts {
 		Overflow:     w.store.Overflow(),
 		Walks:        w.walks.Load(),
 		Wakes:        w.wakes.Load(),
-		Helped:       w.helped.Load(),
-		HelpedFired:  w.helpedFired.Load(),
 		Cleans:       w.cleans.Load(),
 		Compacts:     w.compacts.Load(),
 		PollerErrors: w.pollerErrors.Load(),

@@ -53,10 +53,9 @@
 //     The bound may peep a sparse first bucket to sleep straight to its
 //     first timer; a large bucket is looked at again as it grows and
 //     pre-walked before it starts. Rows: burst, lateness.
-//  8. The consumer role (consumer.go, driver.go): one goroutine at a time
-//     walks and fires, in batches of MaxBatch. The driver holds it while
-//     it works; a goroutine that finds timers due while the driver waits
-//     for a thread runs one pass and defers the driver. Rows: load,
+//  8. The driver and its batches (driver.go, consumer.go): one goroutine
+//     walks and fires, holding the consumer role, in batches of MaxBatch,
+//     and yields between them while its timers are on time. Rows: load,
 //     saturated chain.
 //  9. Leaving and coming back (wakeup.go): on the system clock the
 //     driver's goroutine ends when nothing is due within 100 ms, and a
@@ -73,8 +72,7 @@
 //
 // The consumer role (Wheel.consumer) or the intake's sweepMu, then an
 // entry's mu, then an intake shard's mu. Producers take an entry's mu and
-// then a shard's, and take the role only by TryLock (help), never while
-// holding an entry's mu. syncMu and the callbacks' mu are taken alone.
+// then a shard's, and never the role. syncMu and the callbacks' mu are taken alone.
 // An entry's dl changes without mu only by the CAS of resetLater, while
 // the entry is open.
 //

@@ -12,8 +12,7 @@ import (
 
 // A driver is the wheel's consumer side: the store's read side, the near
 // heap and what the walk remembers from pass to pass. Only the holder of
-// the consumer role changes it: the driver's goroutine, or a goroutine
-// helping it for one pass (see consumer.go).
+// the consumer role, the driver's goroutine, changes it (see consumer.go).
 //
 // The driver's goroutine is not locked to its OS thread. Its sleep is one
 // system call, which keeps the goroutine on one thread while it lasts, so
@@ -70,15 +69,13 @@ func (w *Wheel) run() {
 		more, fired, held := d.pass()
 		if more {
 			// More is due. While the timers are on time, let the
-			// callbacks just started run, and any goroutine that comes
-			// by fire the next batch meanwhile. Once they are
+			// callbacks just started run first. Once they are
 			// catchUpBeyond late, or while the Ps are crowded, fire on:
 			// under load the Gosched puts the driver at the back of the
 			// global run queue, behind goroutines that may run a whole
 			// time slice each.
 			now := w.Now()
 			behind := now-d.lastFired >= catchUpBeyond
-			w.helpAt.Store(now)
 			w.sleepUntil.Store(now)
 			d.release()
 			if fired > 0 && !behind && !w.crowded() {
@@ -133,7 +130,7 @@ func (w *Wheel) run() {
 		}
 		w.wakes.Add(1)
 	}
-	d.acquire() // for good: no helper runs a pass on a closed wheel
+	d.acquire() // for good: no pass runs on a closed wheel
 	close(w.done)
 }
 

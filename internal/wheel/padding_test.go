@@ -29,6 +29,6 @@ func TestPadding(t *testing.T) {
 	var w Wheel
 	assert.GreaterOrEqual(t, unsafe.Offsetof(w.sleepUntil)-unsafe.Offsetof(w.holes)-unsafe.Sizeof(w.holes), pair,
 		"bytes from the producers' fields to sleepUntil")
-	assert.GreaterOrEqual(t, unsafe.Offsetof(w.fired)-(unsafe.Offsetof(w.helpAt)+unsafe.Sizeof(w.helpAt)), pair,
+	assert.GreaterOrEqual(t, unsafe.Offsetof(w.fired)-(unsafe.Offsetof(w.peepAdds)+unsafe.Sizeof(w.peepAdds)), pair,
 		"bytes from the driver's hot line to its counters")
 }

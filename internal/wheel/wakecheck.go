@@ -22,8 +22,8 @@ import (
 //
 // A producer's call is checked once it has made its timer visible and
 // notified the consumer, holding the consumer role so that no pass moves
-// timers meanwhile; the driver is checked once it has decided to sleep,
-// and a helper once it has put the driver off. An arming superseded before
+// timers meanwhile; the driver is checked once it has decided to sleep.
+// An arming superseded before
 // its producer has recorded the new one (a Reset in flight) is not held
 // against the wheel: the record is dropped when the entry's deadline no
 // longer matches it.

@@ -30,19 +30,19 @@ import (
 //     its slack is at the cap, where a later deadline cannot have an
 //     earlier latest instant.
 //  2. The consumer raises it, holding the consumer role (see consumer.go):
-//     the driver before it sleeps (publish) and a helper after its pass
-//     (deferDriver). Both raise it only to next, a lower bound of the latest
-//     instant of every pending timer, taken from where the timers wait:
+//     the driver, before it sleeps (publish). It raises it only to next,
+//     a lower bound of the latest instant of every pending timer, taken
+//     from where the timers wait:
 //     the near heap's earliest latest instant (nearHeap.wake); for the
 //     store, a wake-up no later than the start of the first bucket that
 //     holds anything (wakeFor), since every holder lies at or before its
 //     timer's deadline; the overflow area's lowest key; and nothing for the
 //     intake, since the driver never sleeps with a timer listed (the drain
-//     files them). Then they compute next again: a producer that made its
+//     files them). Then it computes next again: a producer that made its
 //     timer visible before the armed instant was raised, but read it while
 //     the driver was running (and so lowered nothing), is seen by the second
 //     computation, and one that reads it after lowers it itself. If the
-//     second is earlier, or a timer was listed meanwhile, the consumer goes
+//     second is earlier, or a timer was listed meanwhile, the driver goes
 //     round again.
 //
 // One more move raises it outside the consumer role, and only to
@@ -154,11 +154,9 @@ const (
 
 // notify tells the consumer of a timer e that a producer armed at now for
 // when, and made visible: it lowers the armed instant to the timer's latest
-// instant, and helps the driver if timers are due (see consumer.go). The
-// caller holds no entry's lock.
+// instant, by the precision rule. The caller holds no entry's lock.
 func (w *Wheel) notify(e *Entry, now, when int64) {
-	w.wakeBy(now, when)
-	w.help(now)
+	w.wakeIfEarlier(addSat(when, w.slack(when-now)))
 	checkArmed(e, now, when)
 }
 
@@ -182,20 +180,6 @@ func (w *Wheel) wakeIfEarlier(when int64) {
 	}
 }
 
-// wakeBy makes sure the driver wakes, at the latest, when the precision rule
-// says a timer armed at now for when must fire.
-func (w *Wheel) wakeBy(now, when int64) {
-	slack := w.slack(when - now)
-	help := addSat(when, slack/2)
-	for {
-		h := w.helpAt.Load()
-		if help >= h || w.helpAt.CompareAndSwap(h, help) {
-			break
-		}
-	}
-	w.wakeIfEarlier(addSat(when, slack))
-}
-
 // publish raises the armed instant to next, which the driver computed at
 // now, and reports whether the driver must go round again instead of
 // sleeping: a timer was made visible meanwhile that next does not serve,
@@ -203,7 +187,6 @@ func (w *Wheel) wakeBy(now, when int64) {
 func (d *driver) publish(now, next int64) (again bool) {
 	mustHoldRole(d.w)
 	w := d.w
-	w.helpAt.Store(d.helpAt(next))
 	w.sleepUntil.Store(next)
 	again = d.next(now) < next || w.Now() >= next || w.intake.waiting()
 	if again {
@@ -212,38 +195,6 @@ func (d *driver) publish(now, next int64) (again bool) {
 	}
 	checkAsleep(w, "the driver, before it sleeps")
 	return false
-}
-
-// helpAt returns when goroutines should help the driver if it is to wake
-// at next: halfway from the first deadline in the near heap to next.
-func (d *driver) helpAt(next int64) int64 {
-	if len(d.heap) == 0 || d.heap[0].key >= next {
-		return next
-	}
-	return next - (next-d.heap[0].key)/2
-}
-
-// deferDriver puts off the driver's wake-up to next, when a helping pass at
-// now has done what it would have woken for. It raises sleepUntil first, so
-// that a producer whose timer needs the driver sooner lowers it again and
-// wakes it, then checks for a producer that added such a timer before it
-// raised it and asked for no wake-up, as the driver does before it sleeps.
-// The consumer role is held.
-func (w *Wheel) deferDriver(now, next int64) {
-	mustHoldRole(w)
-	p, ok := w.poller.(poller.Deferrer)
-	su := w.sleepUntil.Load()
-	// The driver parks for good (poller.NoDeadline) only by itself, so
-	// that a deadlock is still reported.
-	if !ok || su == running || next <= su || next == poller.NoDeadline || !w.sleepUntil.CompareAndSwap(su, next) {
-		return
-	}
-	if n := w.drv.next(now); n < next || w.intake.waiting() {
-		w.wakeIfEarlier(min(n, now))
-		return
-	}
-	p.Defer(su, next)
-	checkAsleep(w, "a helper, after it put the driver off")
 }
 
 // next returns the deadline to sleep to: the soonest of the near heap's

@@ -16,8 +16,7 @@ import (
 // whether the driver is asleep toward a deadline the clock has not reached,
 // with no wake-up pending. The driver is then settled: it will not move
 // until the clock does or a producer wakes it, so whatever it has not fired
-// by then it would not fire on time. It implements poller.Deferrer, so that
-// helpers' deferrals are exercised as on Linux.
+// by then it would not fire on time.
 type settlePoller struct {
 	clk *ManualClock
 
@@ -62,17 +61,6 @@ func (p *settlePoller) Close() error {
 		p.signal()
 	}
 	return nil
-}
-
-func (p *settlePoller) Defer(from, to int64) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.waiting || p.deadline != from || p.token {
-		return false
-	}
-	p.deadline = to
-	p.signal()
-	return true
 }
 
 func (p *settlePoller) Wait(deadline int64) error {

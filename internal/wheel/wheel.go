@@ -68,12 +68,8 @@ type Wheel struct {
 	// works. Producers lower it (wakeIfEarlier); the consumer raises it
 	// (see wakeup.go).
 	sleepUntil atomic.Int64
-	// consumer is the consumer role (see consumer.go). helpAt is when
-	// a timer is due to fire: sleepUntil but for the wake-ups producers
-	// ask for to have the intake drained, which need no help. Written by
-	// the holder of the role.
+	// consumer is the consumer role (see consumer.go).
 	consumer sync.Mutex
-	helpAt   atomic.Int64
 	// peepEnd is, while the driver sleeps toward a peeped bucket, the end
 	// of what its walk will take in then, and 0 otherwise; peepAdds counts
 	// the timers producers file before it meanwhile (see wakeFor).
@@ -85,7 +81,6 @@ type Wheel struct {
 	_      [128]byte
 
 	fired, walks, cleans, compacts atomic.Int64
-	helped, helpedFired            atomic.Int64 // passes run by goroutines other than the driver's, and their firings
 	ended                          atomic.Int64 // firings that disarmed a timer; the driver's
 	pollerErrors                   atomic.Int64 // Waits that failed (see run)
 	wakes                          atomic.Int64 // Waits that ended (see run)
@@ -171,7 +166,6 @@ func New(cfg Config) (*Wheel, error) {
 		w.sleepUntil.Store(running)
 		go w.run()
 	}
-	w.helpAt.Store(math.MaxInt64)
 	w.compaction.at.Store(compactMin)
 	return w, nil
 }
