@@ -1,7 +1,9 @@
 package stashcontext
 
 import (
+	"context"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -481,18 +483,19 @@ func (c *timerCtx) Value(key any) any {
 }
 
 // AfterFunc arranges to call f after c is canceled, and returns a function
-// that stops that call and reports whether it did. If c is canceled
-// already, f runs at once in a goroutine of its own; otherwise it runs in
-// the goroutine that cancels c, after c is canceled, as the children of a
-// context of package context are canceled. It is what lets package
-// context attach its contexts to c without a goroutine: use
-// context.AfterFunc, which runs f in a goroutine of its own.
+// that stops that call and reports whether it did. f runs in a goroutine
+// of its own, as context.AfterFunc's does, except the function through
+// which package context attaches a child of its own to c, which only
+// cancels that child: that one runs in the goroutine that cancels c, after
+// c is canceled and before the cancel returns, as package context cancels
+// the children of its own contexts (see stdChildFunc). If c is canceled
+// already, f runs at once in a goroutine of its own.
 //
 // For a linked context, the functions also run when the link's parent is
 // canceled: then in a goroutine of package context's, a moment after that
 // parent's cancel returns (see link.go).
 func (c *timerCtx) AfterFunc(f func()) (stop func() bool) {
-	n := &funcChild{f: f}
+	n := &funcChild{f: f, std: stdChildFunc(f)}
 	l := c.link()
 	if l != nil && l.parentCanceled() {
 		c.cancel(true, Canceled, nil) // with the parent's error
@@ -516,10 +519,71 @@ func (c *timerCtx) AfterFunc(f func()) (stop func() bool) {
 	return func() bool { return c.removeChild(n) }
 }
 
-// A funcChild is a function registered with timerCtx.AfterFunc.
-type funcChild struct{ f func() }
+// A funcChild is a function registered with timerCtx.AfterFunc; std
+// reports package context's, which cancels a child of its own.
+type funcChild struct {
+	f   func()
+	std bool
+}
 
-func (n *funcChild) cancel(bool, error, error) { n.f() }
+// cancel runs n's function: in the goroutine that cancels c if it is
+// package context's, else in a goroutine of its own, as package context
+// runs context.AfterFunc's, so that it may cancel c or an ancestor.
+func (n *funcChild) cancel(bool, error, error) {
+	if n.std {
+		n.f()
+	} else {
+		go n.f()
+	}
+}
+
+// stdChildFuncs are the code pointers of the function package context
+// registers through a parent's AfterFunc method to cancel its child, in
+// propagateCancel: learnt at init from a probe parent, through each
+// function of package context that attaches a child.
+var stdChildFuncs []uintptr
+
+// stdChildFunc reports whether f is package context's function that
+// cancels its child (see stdChildFuncs).
+func stdChildFunc(f func()) bool {
+	pc := reflect.ValueOf(f).Pointer()
+	for _, p := range stdChildFuncs {
+		if pc == p {
+			return true
+		}
+	}
+	return false
+}
+
+// A funcProbe is a parent that is never canceled and records the code
+// pointers of the functions registered with its AfterFunc method.
+type funcProbe struct {
+	done chan struct{}
+	pcs  []uintptr
+}
+
+func (p *funcProbe) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (p *funcProbe) Done() <-chan struct{}       { return p.done }
+func (p *funcProbe) Err() error                  { return nil }
+func (p *funcProbe) Value(any) any               { return nil }
+func (p *funcProbe) AfterFunc(f func()) func() bool {
+	pc := reflect.ValueOf(f).Pointer()
+	if !slices.Contains(p.pcs, pc) {
+		p.pcs = append(p.pcs, pc)
+	}
+	return func() bool { return true }
+}
+
+func init() {
+	p := &funcProbe{done: make(chan struct{})}
+	_, cancel := context.WithCancel(p)
+	cancel()
+	_, cancel = context.WithDeadline(p, time.Now().Add(time.Hour))
+	cancel()
+	stop := context.AfterFunc(p, func() {})
+	stop()
+	stdChildFuncs = p.pcs
+}
 
 // String describes c as package context describes its own.
 func (c *timerCtx) String() string {
