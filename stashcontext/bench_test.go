@@ -202,7 +202,8 @@ func BenchmarkStdParentAttach(b *testing.B) {
 // after that parent's cancel returns (nil-after-parent-cancel). Each is
 // reported per million. Package context closes c's Done before it cancels
 // g; so does this package, whose expiry or cancel runs g's cancel right
-// after (see link.go).
+// after (see link.go). A cancel that finds c expiring waits for the expiry
+// to be done with g, in both (see waitCanceled).
 //
 //	go test -run '^$' -bench StdGrandchildWindow -benchtime 20000x ./stashcontext/
 func BenchmarkStdGrandchildWindow(b *testing.B) {

@@ -1,7 +1,9 @@
 package stashcontext
 
 import (
+	"context"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +50,13 @@ type extra struct {
 	// cancelOnly reports a context made by newCancelOnly: no timer of its
 	// own, and the parent's deadline, if any.
 	cancelOnly bool
+	// waited reports that a cancel of c waits for running to drop to 0,
+	// the count of cancels of c's children under way: the first cancel's,
+	// once it has taken them, until all are canceled, and that of each
+	// child of package context's attached after c was canceled (see
+	// AfterFunc). Guarded by mu (here, they take no room).
+	waited  bool
+	running int32
 	// on is the Timers whose clock the deadline is on, for a context made
 	// by On(t).WithDeadline and its kin; nil for the process-wide wheel.
 	on *timers
@@ -280,6 +289,7 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) (old *slo
 	for {
 		old = c.st.Load()
 		if old != nil && old.final {
+			c.waitCanceled()
 			return nil, false // already canceled
 		}
 		if c.st.CompareAndSwap(old, f) {
@@ -291,13 +301,17 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) (old *slo
 	// c's Done closed sees them done. The functions AfterFunc registered,
 	// which package context's children of c are, run after, as package
 	// context cancels its children after it closes Done: they read c's Err
-	// and Cause.
+	// and Cause. A later cancel waits until all have run (see
+	// waitCanceled).
 	x := c.x.Load()
 	var children map[canceler]struct{}
 	if x != nil {
 		x.mu.Lock()
 		children = x.children
 		x.children = nil
+		if children != nil {
+			x.running++
+		}
 		stopIn := x.stopIn
 		x.mu.Unlock()
 		if stopIn != nil {
@@ -337,6 +351,9 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) (old *slo
 			child.cancel(false, err, cause)
 		}
 	}
+	if children != nil {
+		x.doneCanceling()
+	}
 	if old == noTimer {
 		old = nil
 	}
@@ -350,6 +367,64 @@ func (c *timerCtx) cancelFrom(removeFromParent bool, err, cause error) (old *slo
 		}
 	}
 	return old, own
+}
+
+// cancelWait is where a cancel that finds a context canceled waits for the
+// cancels of its children under way (see waitCanceled), and what the last
+// of them wakes it with.
+var cancelWait = sync.NewCond(new(sync.Mutex))
+
+// waitCanceled returns once the first cancel of c, which made st final,
+// has closed c's Done channel and canceled the children it took, package
+// context's included, and so have the goroutines that cancel package
+// context's children attached since: a later cancel returns no sooner, as
+// package context's waits on the context's lock. What they run only
+// cancels c's descendants (the functions of AfterFunc that are not package
+// context's run in goroutines of their own, not waited for), so none waits
+// on a cancel of c or of an ancestor.
+func (c *timerCtx) waitCanceled() {
+	if x := c.x.Load(); x != nil && x.isCanceling(false) {
+		cancelWait.L.Lock()
+		for x.isCanceling(true) {
+			cancelWait.Wait()
+		}
+		cancelWait.L.Unlock()
+	}
+	c.waitClosed()
+}
+
+// isCanceling reports whether a canceled context, whose extra x is, has
+// cancels of its children under way, or children its first cancel has yet
+// to take, and records that a cancel waits for them if wait.
+func (x *extra) isCanceling(wait bool) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	// With st final, children not nil are the first cancel's to take: any
+	// added were added before st was final, with x set.
+	busy := x.running > 0 || x.children != nil
+	if busy && wait {
+		x.waited = true
+	}
+	return busy
+}
+
+// doneCanceling ends a cancel of children counted in running; the last
+// wakes the cancels waiting for them.
+func (x *extra) doneCanceling() {
+	x.mu.Lock()
+	x.running--
+	waited := x.waited && x.running == 0
+	if waited {
+		x.waited = false
+	}
+	x.mu.Unlock()
+	if waited {
+		// Under cancelWait.L, which a waiter holds from its look at
+		// running until it waits.
+		cancelWait.L.Lock()
+		cancelWait.Broadcast()
+		cancelWait.L.Unlock()
+	}
 }
 
 // expireFrom cancels c as its deadline passes, seen by s's callback (nil:
@@ -481,18 +556,19 @@ func (c *timerCtx) Value(key any) any {
 }
 
 // AfterFunc arranges to call f after c is canceled, and returns a function
-// that stops that call and reports whether it did. If c is canceled
-// already, f runs at once in a goroutine of its own; otherwise it runs in
-// the goroutine that cancels c, after c is canceled, as the children of a
-// context of package context are canceled. It is what lets package
-// context attach its contexts to c without a goroutine: use
-// context.AfterFunc, which runs f in a goroutine of its own.
+// that stops that call and reports whether it did. f runs in a goroutine
+// of its own, as context.AfterFunc's does, except the function through
+// which package context attaches a child of its own to c, which only
+// cancels that child: that one runs in the goroutine that cancels c, after
+// c is canceled and before the cancel returns, as package context cancels
+// the children of its own contexts (see stdChildFunc). If c is canceled
+// already, f runs at once in a goroutine of its own.
 //
 // For a linked context, the functions also run when the link's parent is
 // canceled: then in a goroutine of package context's, a moment after that
 // parent's cancel returns (see link.go).
 func (c *timerCtx) AfterFunc(f func()) (stop func() bool) {
-	n := &funcChild{f: f}
+	n := &funcChild{f: f, std: stdChildFunc(f)}
 	l := c.link()
 	if l != nil && l.parentCanceled() {
 		c.cancel(true, Canceled, nil) // with the parent's error
@@ -501,8 +577,21 @@ func (c *timerCtx) AfterFunc(f func()) (stop func() bool) {
 	x := c.extra()
 	x.mu.Lock()
 	if c.st.Load().final {
+		if !n.std {
+			x.mu.Unlock()
+			go f()
+			return func() bool { return false }
+		}
+		// Package context holds its child's lock here, which f takes:
+		// f runs in a goroutine, which a later cancel of c waits for,
+		// as package context's would for a child it cancels on
+		// attaching it to a canceled parent.
+		x.running++
 		x.mu.Unlock()
-		go f()
+		go func() {
+			f()
+			x.doneCanceling()
+		}()
 		return func() bool { return false }
 	}
 	if x.children == nil {
@@ -516,10 +605,72 @@ func (c *timerCtx) AfterFunc(f func()) (stop func() bool) {
 	return func() bool { return c.removeChild(n) }
 }
 
-// A funcChild is a function registered with timerCtx.AfterFunc.
-type funcChild struct{ f func() }
+// A funcChild is a function registered with timerCtx.AfterFunc; std
+// reports package context's, which cancels a child of its own.
+type funcChild struct {
+	f   func()
+	std bool
+}
 
-func (n *funcChild) cancel(bool, error, error) { n.f() }
+// cancel runs n's function: in the goroutine that cancels c if it is
+// package context's, else in a goroutine of its own, so that it may
+// cancel c, or an ancestor, whose cancel waits for c's to finish (see
+// waitCanceled).
+func (n *funcChild) cancel(bool, error, error) {
+	if n.std {
+		n.f()
+	} else {
+		go n.f()
+	}
+}
+
+// stdChildFuncs are the code pointers of the function package context
+// registers through a parent's AfterFunc method to cancel its child, in
+// propagateCancel: learnt at init from a probe parent, through each
+// function of package context that attaches a child.
+var stdChildFuncs []uintptr
+
+// stdChildFunc reports whether f is package context's function that
+// cancels its child (see stdChildFuncs).
+func stdChildFunc(f func()) bool {
+	pc := reflect.ValueOf(f).Pointer()
+	for _, p := range stdChildFuncs {
+		if pc == p {
+			return true
+		}
+	}
+	return false
+}
+
+// A funcProbe is a parent that is never canceled and records the code
+// pointers of the functions registered with its AfterFunc method.
+type funcProbe struct {
+	done chan struct{}
+	pcs  []uintptr
+}
+
+func (p *funcProbe) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (p *funcProbe) Done() <-chan struct{}       { return p.done }
+func (p *funcProbe) Err() error                  { return nil }
+func (p *funcProbe) Value(any) any               { return nil }
+func (p *funcProbe) AfterFunc(f func()) func() bool {
+	pc := reflect.ValueOf(f).Pointer()
+	if !slices.Contains(p.pcs, pc) {
+		p.pcs = append(p.pcs, pc)
+	}
+	return func() bool { return true }
+}
+
+func init() {
+	p := &funcProbe{done: make(chan struct{})}
+	_, cancel := context.WithCancel(p)
+	cancel()
+	_, cancel = context.WithDeadline(p, time.Now().Add(time.Hour))
+	cancel()
+	stop := context.AfterFunc(p, func() {})
+	stop()
+	stdChildFuncs = p.pcs
+}
 
 // String describes c as package context describes its own.
 func (c *timerCtx) String() string {

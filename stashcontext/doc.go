@@ -47,6 +47,10 @@
 // it, those of this package before it closes its Done channel; under a
 // parent of package context that can be canceled, it is linked to the
 // parent so that the parent's cancel closes its Done channel (see below).
+// A cancel that finds the context canceled already, by its deadline or by
+// a cancel still running in another goroutine, or a parent's cancel that
+// reaches it then, returns only once that one is done with its children,
+// as package context's waits on the context's lock.
 //
 // Children that package context makes (code that imports context) are
 // canceled as follows:

@@ -16,3 +16,17 @@ func ChildCount(ctx Context) int {
 	defer x.mu.Unlock()
 	return len(x.children)
 }
+
+// CancelWaits reports whether a cancel of ctx, a context of this package
+// or one wrapping it, waits for ctx's first cancel to finish with its
+// children (see waitCanceled).
+func CancelWaits(ctx Context) bool {
+	c := ctx.Value(&selfKey).(*timerCtx)
+	x := c.x.Load()
+	if x == nil {
+		return false
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.waited
+}
