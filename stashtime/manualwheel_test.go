@@ -31,6 +31,18 @@ func TestSettleWaitsForCallbacks(t *testing.T) {
 	tm.Reset(0)
 	w.Settle()
 	require.True(t, ran, "the callback of a Reset(0) had not returned when Settle did")
+
+	// A callback that starts another callback, due at once or already due
+	// on the clock Settle found: Settle waits for both.
+	for _, d := range []time.Duration{0, -time.Second} {
+		inner := false
+		w.AfterFunc(time.Second, func() {
+			w.AfterFunc(d, func() { time.Sleep(time.Millisecond); inner = true })
+		})
+		clk.Advance(time.Second)
+		w.Settle()
+		require.True(t, inner, "AfterFunc(%v) from a callback had not returned when Settle did", d)
+	}
 }
 
 // TestManualClockSaturates: advancing a ManualClock past its end stops it

@@ -80,27 +80,31 @@ type Wheel struct {
 	intake intake
 	_      [128]byte
 
-	fired, walks, cleans, compacts atomic.Int64
-	ended                          atomic.Int64 // firings that disarmed a timer; the driver's
+	// Counters: written by the driver's goroutine but where noted, and
+	// read by anyone (Counts).
+	fired, walks, cleans, compacts atomic.Int64 // fired: by producers too, for timers due at once
+	ended                          atomic.Int64 // firings that disarmed a timer
 	pollerErrors                   atomic.Int64 // Waits that failed (see run)
 	wakes                          atomic.Int64 // Waits that ended (see run)
-	late                           latency      // recorded by the holder of the consumer role
-	compaction                     compaction
+	late                           latency
+	compaction                     compaction // reported: by producers (noteHole); at: by the consumer
 
-	sleepers sync.Pool // of *sleeper, each received from (see SleepFor)
+	sleepers sync.Pool // of *sleeper, each received from (see SleepFor); anyone
 
 	syncMu sync.Mutex
-	syncs  []chan struct{} // under syncMu
+	syncs  []chan struct{} // Syncs waiting for the next round; under syncMu
 	// callbacks counts the AfterFunc callbacks running, on a wheel off
-	// the system clock, for Settle to wait for (see goCallback).
+	// the system clock, for Settle to wait for (see goCallback); under its
+	// own mutex.
 	callbacks callbackCount
-	closed    atomic.Bool
-	done      chan struct{} // closed as the driver ends for good
+	closed    atomic.Bool   // set once, by Close
+	done      chan struct{} // closed once, as the driver ends for good
 
-	// driverGone is set while no driver goroutine runs (see endDriver); restart is
-	// the runtime timer that brings it back, set by the driver as it
-	// leaves, and reset or stopped only by a goroutine that has seen gone
-	// set (dropRestart, Close).
+	// driverGone is set while no driver goroutine runs (see endDriver):
+	// set by the driver as it ends, cleared by the one goroutine whose CAS
+	// starts the next. restart is the runtime timer that brings it back,
+	// set by the driver as it ends, and reset or stopped only by a
+	// goroutine that has seen driverGone set (dropRestart, Close).
 	driverGone atomic.Bool
 	restart    *time.Timer
 }
