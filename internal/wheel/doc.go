@@ -51,8 +51,9 @@
 //  7. The wake-up rule (wakeup.go): producers only lower the armed
 //     instant, the consumer only raises it, to a bound it computes twice.
 //     The bound may peep a sparse first bucket to sleep straight to its
-//     first timer; a large bucket is looked at again as it grows and
-//     pre-walked before it starts. Rows: burst, lateness.
+//     first timer; a large bucket's backlog is read again maxAhead before
+//     it, and a large one is pre-walked before it starts. Rows: burst,
+//     lateness.
 //  8. The driver and its batches (driver.go, consumer.go): one goroutine
 //     walks and fires, holding the consumer role, in batches of MaxBatch,
 //     and yields between them while its timers are on time. Rows: load,

@@ -338,7 +338,7 @@ func TestListNewAsLocked(t *testing.T) {
 	for _, kind := range []timerKind{kindFunc, kindChan} {
 		for _, d := range []time.Duration{intakeAhead - 1, intakeAhead, weakBeyond - 1, weakBeyond, time.Hour} {
 			now := clk.Now()
-			when := Deadline(now, d)
+			when := deadline(now, d)
 			e := &Entry{w: w, kind: kind}
 			want := state{pending: true, dl: when}
 			if kind == kindChan {

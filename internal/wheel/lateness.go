@@ -25,9 +25,9 @@ func latencyBucket(ns int64) int {
 	return e*4 + sub
 }
 
-// LateBucketTop is the largest lateness, in nanoseconds, that bucket b of
+// lateBucketTop is the largest lateness, in nanoseconds, that bucket b of
 // the lateness histogram holds.
-func LateBucketTop(b int) int64 {
+func lateBucketTop(b int) int64 {
 	if b < 4 {
 		return int64(b)
 	}
@@ -73,7 +73,7 @@ func LateHistogram(counts *[LateBuckets]uint64) (bounds []time.Duration, cs []ui
 		if i >= 4 && i < 8 {
 			continue
 		}
-		bounds = append(bounds, time.Duration(LateBucketTop(i)))
+		bounds = append(bounds, time.Duration(lateBucketTop(i)))
 		cs = append(cs, counts[i])
 	}
 	return bounds, cs
@@ -97,7 +97,7 @@ func LatePercentiles(counts *[LateBuckets]uint64) (p50, p90, p99, pmax time.Dura
 		var sum uint64
 		for i, c := range counts {
 			if sum += c; sum >= target {
-				return time.Duration(LateBucketTop(i))
+				return time.Duration(lateBucketTop(i))
 			}
 		}
 		return 0

@@ -10,7 +10,7 @@ import (
 )
 
 // latencyBucket: exact buckets below 4 ns (negative lateness counts as 0),
-// then four per power of two (so buckets 4 to 7 stay empty), and LateBucketTop
+// then four per power of two (so buckets 4 to 7 stay empty), and lateBucketTop
 // is the largest value of each.
 func TestLatencyBucket(t *testing.T) {
 	for _, c := range []struct {
@@ -25,9 +25,9 @@ func TestLatencyBucket(t *testing.T) {
 		assert.Equal(t, c.want, latencyBucket(c.ns), "latencyBucket(%d)", c.ns)
 	}
 	for b := 8; b < 62*4+3; b++ {
-		top := LateBucketTop(b)
-		assert.Equal(t, b, latencyBucket(top), "LateBucketTop(%d) = %d", b, top)
-		assert.Equal(t, b+1, latencyBucket(top+1), "LateBucketTop(%d)+1", b)
+		top := lateBucketTop(b)
+		assert.Equal(t, b, latencyBucket(top), "lateBucketTop(%d) = %d", b, top)
+		assert.Equal(t, b+1, latencyBucket(top+1), "lateBucketTop(%d)+1", b)
 	}
 }
 

@@ -18,7 +18,7 @@ func (w *Wheel) StartChan(now int64, d time.Duration) (chan time.Time, *Entry) {
 	c := make(chan time.Time, 1)
 	e := &Entry{w: w, kind: kindChan}
 	e.holdCh(c) // weakened if it lives long (see intake.go)
-	when := Deadline(now, d)
+	when := deadline(now, d)
 	if d <= 0 {
 		c <- w.clock.Time(when) // due now: receivable before NewTimer returns
 		w.fired.Add(1)
@@ -44,7 +44,7 @@ func (w *Wheel) StartFunc(e *Entry, now int64, d time.Duration, f func()) {
 		w.goCallback(f)
 		return
 	}
-	w.start(e, now, Deadline(now, d))
+	w.start(e, now, deadline(now, d))
 }
 
 // StartTicker starts a ticker of period d > 0 and returns its channel and
@@ -53,7 +53,7 @@ func (w *Wheel) StartTicker(now int64, d time.Duration) (chan time.Time, *Entry)
 	c := make(chan time.Time, 1)
 	te := &tickerEntry{Entry: Entry{w: w, kind: kindTicker}, period: int64(d)}
 	te.holdCh(c) // weakened once it outlives a collection (see intake.go)
-	w.start(&te.Entry, now, Deadline(now, d))
+	w.start(&te.Entry, now, deadline(now, d))
 	return c, &te.Entry
 }
 
@@ -125,7 +125,7 @@ func (e *Entry) Reset(d time.Duration) bool {
 	read := false
 	if d > 0 && int64(d) >= w.lookahead/2 && e.dl.Load() < 0 {
 		now, read = w.Now(), true
-		if when := Deadline(now, d); e.resetLater(when) {
+		if when := deadline(now, d); e.resetLater(when) {
 			checkArmed(e, now, when)
 			return true
 		}
@@ -139,7 +139,7 @@ func (e *Entry) Reset(d time.Duration) bool {
 	if !read || !w.system {
 		now = w.Now()
 	}
-	when := Deadline(now, d)
+	when := deadline(now, d)
 	discarded := false
 	if e.isChan() {
 		discarded = !e.pending && e.discardValue()
@@ -195,7 +195,7 @@ func (e *Entry) ResetTicker(d time.Duration) {
 	w.CheckOpen("Ticker.Reset")
 	e.lock() // before the clock read, as in Reset
 	now := w.Now()
-	when := Deadline(now, d)
+	when := deadline(now, d)
 	e.discardValue()
 	e.ticker().period = int64(d)
 	e.arm(now, when)
@@ -236,7 +236,7 @@ func (w *Wheel) SleepFor(now int64, d time.Duration) {
 		s = &sleeper{c: c, e: e}
 	} else {
 		e := s.e
-		when := Deadline(now, d)
+		when := deadline(now, d)
 		e.lock()
 		e.arm(now, when)
 		e.unlock()

@@ -178,7 +178,7 @@ func (m *wakeModel) newTimer(rt *rapid.T, d time.Duration) {
 	now := m.clk.Now()
 	mt := &modelTimer{name: fmt.Sprintf("timer %d (NewTimer(%v) at %v)", len(m.timers), d, time.Duration(now)), kind: kindChan}
 	mt.tm = m.w.NewTimer(d)
-	mt.armed, mt.when = true, Deadline(now, d)
+	mt.armed, mt.when = true, deadline(now, d)
 	mt.latest = m.latest(now, mt.when)
 	m.mu.Lock()
 	m.timers = append(m.timers, mt)
@@ -191,7 +191,7 @@ func (m *wakeModel) afterFunc(rt *rapid.T, d time.Duration, rearms int) {
 	again := drawDistance(rt, "rearm")
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	mt.armed, mt.when = true, Deadline(now, d)
+	mt.armed, mt.when = true, deadline(now, d)
 	mt.latest = m.latest(now, mt.when)
 	mt.tm = m.w.AfterFunc(d, func() {
 		m.mu.Lock()
@@ -212,7 +212,7 @@ func (m *wakeModel) afterFunc(rt *rapid.T, d time.Duration, rearms int) {
 		if mt.rearms > 0 && !m.closing {
 			mt.rearms--
 			mt.runs = 0
-			mt.armed, mt.when = true, Deadline(at, again)
+			mt.armed, mt.when = true, deadline(at, again)
 			mt.latest = m.latest(at, mt.when)
 			mt.tm.Reset(again)
 		}
@@ -224,7 +224,7 @@ func (m *wakeModel) newTicker(rt *rapid.T, period time.Duration) {
 	now := m.clk.Now()
 	mt := &modelTimer{name: fmt.Sprintf("ticker %d (NewTicker(%v) at %v)", len(m.timers), period, time.Duration(now)), kind: kindTicker}
 	mt.tk = m.w.NewTicker(period)
-	mt.armed, mt.period, mt.when = true, int64(period), Deadline(now, period)
+	mt.armed, mt.period, mt.when = true, int64(period), deadline(now, period)
 	mt.latest = m.latest(now, mt.when)
 	m.mu.Lock()
 	m.timers = append(m.timers, mt)
@@ -233,7 +233,7 @@ func (m *wakeModel) newTicker(rt *rapid.T, period time.Duration) {
 
 func (m *wakeModel) sleep(d time.Duration) {
 	now := m.clk.Now()
-	s := &modelSleeper{name: fmt.Sprintf("Sleep(%v) at %v", d, time.Duration(now)), when: Deadline(now, d), done: make(chan int64, 1)}
+	s := &modelSleeper{name: fmt.Sprintf("Sleep(%v) at %v", d, time.Duration(now)), when: deadline(now, d), done: make(chan int64, 1)}
 	s.latest = m.latest(now, s.when)
 	m.sleepers = append(m.sleepers, s)
 	if d <= 0 {
@@ -281,13 +281,13 @@ func (m *wakeModel) reset(rt *rapid.T, i int, d time.Duration) {
 		}
 		mt.tk.Reset(d)
 		m.drainTicks(mt)
-		mt.armed, mt.period, mt.when = true, int64(d), Deadline(now, d)
+		mt.armed, mt.period, mt.when = true, int64(d), deadline(now, d)
 		mt.latest = m.latest(now, mt.when)
 		return
 	}
 	was := mt.tm.Reset(d)
 	m.stopped(rt, mt, was, now)
-	mt.armed, mt.when, mt.runs = true, Deadline(now, d), 0
+	mt.armed, mt.when, mt.runs = true, deadline(now, d), 0
 	mt.latest = m.latest(now, mt.when)
 	if mt.kind == kindChan && d <= 0 {
 		mt.latest = now

@@ -254,9 +254,9 @@ func (w *Wheel) Settle() {
 	}
 }
 
-// Deadline turns a duration from now into an absolute deadline: d <= 0 is
+// deadline turns a duration from now into an absolute deadline: d <= 0 is
 // now, and an overflow clamps to math.MaxInt64 (never).
-func Deadline(now int64, d time.Duration) int64 {
+func deadline(now int64, d time.Duration) int64 {
 	if d <= 0 {
 		return now
 	}
